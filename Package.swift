@@ -1,0 +1,85 @@
+// swift-tools-version:6.0
+// The manifest finds the toolchain's own SwiftSyntax (its `lib/swift/host` folder) so that the
+// macro plugin builds without fetching swift-syntax. See docs/ARCHITECTURE.md, "Building the macros".
+import PackageDescription
+import CompilerPluginSupport
+import Foundation
+
+/// The toolchain's `lib/swift/host` folder, found from the toolchain that runs this manifest.
+let swiftHost: String = {
+    var tried: [String] = []
+    func accept(_ candidate: String) -> String? {
+        let path = URL(fileURLWithPath: candidate).standardizedFileURL.path
+        tried.append(path)
+        let probe = path + "/SwiftSyntaxMacros.swiftmodule"
+        return FileManager.default.fileExists(atPath: probe) ? path : nil
+    }
+    if let override = ProcessInfo.processInfo.environment["OPENSWIFTDATA_SWIFT_HOST"], let found = accept(override) {
+        return found
+    }
+    // 1. The manifest runs inside the toolchain's libPackageDescription.so: …/usr/lib/swift/pm/ManifestAPI/.
+    //    /proc files must be read with FileHandle: String(contentsOfFile:) stops at 4 KB.
+    if let handle = FileHandle(forReadingAtPath: "/proc/self/maps"),
+       let data = try? handle.readToEnd(), let maps = String(data: data, encoding: .utf8) {
+        for line in maps.split(separator: "\n") where line.hasSuffix("libPackageDescription.so") {
+            guard let slash = line.firstIndex(of: "/") else { continue }
+            let lib = URL(fileURLWithPath: String(line[slash...]))
+            // …/lib/swift/pm/ManifestAPI/libPackageDescription.so → …/lib/swift/host
+            let swiftLib = lib.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            if let found = accept(swiftLib.appendingPathComponent("host").path) { return found }
+        }
+    }
+    // 2. swiftc on PATH resolves to …/usr/bin.
+    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+        let swiftc = URL(fileURLWithPath: String(dir)).appendingPathComponent("swiftc")
+        guard FileManager.default.fileExists(atPath: swiftc.path) else { continue }
+        let bin = swiftc.resolvingSymlinksInPath().deletingLastPathComponent()
+        if let found = accept(bin.deletingLastPathComponent().appendingPathComponent("lib/swift/host").path) { return found }
+    }
+    let message = """
+    error: OpenSwiftData cannot find the toolchain's SwiftSyntax modules (lib/swift/host/SwiftSyntaxMacros.swiftmodule).
+    Tried: \(tried.isEmpty ? "nothing (no libPackageDescription.so in /proc/self/maps, no swiftc on PATH)" : tried.joined(separator: ", "))
+    Set OPENSWIFTDATA_SWIFT_HOST to the folder `<toolchain>/usr/lib/swift/host` and build again.
+    """
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    return "/nonexistent-swift-host"
+}()
+
+let hostSwiftFlags: [SwiftSetting] = [.unsafeFlags(["-I", swiftHost])]
+let hostLinkFlags: [LinkerSetting] = [
+    .unsafeFlags(["-L", swiftHost, "-Xlinker", "-rpath", "-Xlinker", swiftHost]),
+    .linkedLibrary("SwiftSyntax"), .linkedLibrary("SwiftSyntaxMacros"), .linkedLibrary("SwiftSyntaxBuilder"),
+    .linkedLibrary("SwiftDiagnostics"), .linkedLibrary("SwiftParser"), .linkedLibrary("SwiftBasicFormat"),
+    .linkedLibrary("SwiftSyntaxMacroExpansion"), .linkedLibrary("SwiftCompilerPluginMessageHandling"),
+    .linkedLibrary("SwiftOperators"), .linkedLibrary("SwiftParserDiagnostics"),
+]
+
+let package = Package(
+    name: "memories",
+    products: [
+        .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
+        .executable(name: "osd-bench", targets: ["osd-bench"]),
+        .executable(name: "osd-demo", targets: ["osd-demo"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .macro(
+            name: "OpenSwiftDataMacros",
+            swiftSettings: hostSwiftFlags,
+            linkerSettings: hostLinkFlags
+        ),
+        .target(name: "OpenSwiftData", dependencies: ["CSQLite", "OpenSwiftDataMacros"]),
+        .executableTarget(name: "osd-demo", dependencies: ["OpenSwiftData"], path: "Examples/osd-demo"),
+        .executableTarget(
+            name: "osd-bench", dependencies: ["OpenSwiftData", "CSQLite"], path: "Benchmarks/osd-bench"),
+        .target(name: "UIKit", path: "Tests/UIKitStandIn"),
+        .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "CSQLite", "UIKit"]),
+        .testTarget(
+            name: "OpenSwiftDataMacrosTests",
+            dependencies: ["OpenSwiftDataMacros"],
+            swiftSettings: hostSwiftFlags,
+            linkerSettings: hostLinkFlags
+        ),
+    ],
+    swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,29 @@
+import Foundation
+
+/// What to fetch: a predicate, a sort order and a window, as in SwiftData.
+///
+/// ```swift
+/// let recent = FetchDescriptor<Expense>(
+///     predicate: #Predicate { $0.date >= start },
+///     sortBy: [SortDescriptor(\.date, order: .reverse)])
+/// ```
+public struct FetchDescriptor<T: PersistentModel> {
+    /// Translated to SQL; a predicate that cannot be translated makes the fetch throw.
+    public var predicate: Predicate<T>?
+    /// Each descriptor's key path must name a stored property. Strings sort by their UTF-8 bytes,
+    /// Decimals numerically; ties are broken by insertion order.
+    public var sortBy: [SortDescriptor<T>]
+    public var fetchLimit: Int?
+    public var fetchOffset: Int?
+    /// Whether unsaved inserts, changes and deletes of the context are taken into account (default true).
+    public var includePendingChanges = true
+    /// Accepted for source compatibility: every column is fetched.
+    public var propertiesToFetch: [PartialKeyPath<T>] = []
+    /// Accepted for source compatibility: to-many relationships load in one query on first access.
+    public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []
+
+    public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
+        self.predicate = predicate
+        self.sortBy = sortBy
+    }
+}

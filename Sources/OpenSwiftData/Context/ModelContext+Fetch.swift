@@ -1,0 +1,224 @@
+import Foundation
+
+extension ModelContext {
+    /// The models matching `descriptor`, filtered, sorted and windowed by SQLite.
+    ///
+    /// - Throws: `PredicateTranslationError` when the predicate or a sort key has no SQL form.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        let entity = try schema.requireEntity(for: T.self)
+        return try withPendingChanges(descriptor.includePendingChanges) {
+            let query = try SelectQuery(descriptor, entity: entity)
+            let statement = try connection.statement(query.sql(columns: entity.selectList))
+            try statement.bind(query.bindings)
+            var result: [T] = []
+            while try statement.step() { result.append(try materialize(T.self, entity: entity, from: statement)) }
+            statement.reset()
+            return result
+        }
+    }
+
+    /// The number of models matching `descriptor`, counted by SQLite.
+    public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        let entity = try schema.requireEntity(for: T.self)
+        return try withPendingChanges(descriptor.includePendingChanges) {
+            let query = try SelectQuery(descriptor, entity: entity)
+            let sql = descriptor.fetchLimit == nil && descriptor.fetchOffset == nil
+                ? query.sql(columns: "count(*)", ordered: false)
+                : "SELECT count(*) FROM (\(query.sql(columns: "t0.\"_pk\"")))"
+            let statement = try connection.statement(sql)
+            try statement.bind(query.bindings)
+            _ = try statement.step()
+            let count = Int(statement.int64(0))
+            statement.reset()
+            return count
+        }
+    }
+
+    /// The identifiers of the models matching `descriptor`, in order, without loading the models.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        let entity = try schema.requireEntity(for: T.self)
+        let keys: [Int64] = try withPendingChanges(false) { try primaryKeys(descriptor, entity: entity) }
+        return keys.map { PersistentIdentifier(entityName: entity.name, primaryKey: $0) }
+    }
+
+    /// Calls `block` with each matching model, loading `batchSize` rows at a time: only the
+    /// primary keys of all matches are held, and models not referenced elsewhere are freed between batches.
+    public func enumerate<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, batchSize: Int = 5000, allowEscapingMutations: Bool = false,
+        block: (T) throws -> Void
+    ) throws {
+        let entity = try schema.requireEntity(for: T.self)
+        if descriptor.includePendingChanges && hasChanges && autosaveEnabled { try save() }
+        let keys = try primaryKeys(descriptor, entity: entity)
+        var start = 0
+        while start < keys.count {
+            let batch = Array(keys[start..<min(start + max(1, batchSize), keys.count)])
+            let models = try fetchByKeys(T.self, keys: batch)
+            for model in models { try block(model) }
+            start += batch.count
+        }
+    }
+
+    func primaryKeys<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [Int64] {
+        let query = try SelectQuery(descriptor, entity: entity)
+        let statement = try connection.statement(query.sql(columns: "t0.\"_pk\""))
+        try statement.bind(query.bindings)
+        var keys: [Int64] = []
+        while try statement.step() { keys.append(statement.int64(0)) }
+        statement.reset()
+        return keys
+    }
+
+    /// The models with these primary keys, in the order of `keys` (missing rows are skipped).
+    func fetchByKeys<T: PersistentModel>(_ type: T.Type, keys: [Int64]) throws -> [T] {
+        let entity = EntityCache.entity(for: T.self)
+        var found: [Int64: T] = [:]
+        var missing: [Int64] = []
+        for key in keys {
+            if let model = registry[RegistryKey(entity: ObjectIdentifier(T.self), primaryKey: key)]?.object as? T {
+                found[key] = model
+            } else {
+                missing.append(key)
+            }
+        }
+        var start = 0
+        while start < missing.count {
+            let chunk = missing[start..<min(start + 500, missing.count)]
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let statement = try connection.statement("SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" IN (\(marks))")
+            try statement.bind(chunk.map { .integer($0) })
+            while try statement.step() {
+                let model = try materialize(T.self, entity: entity, from: statement)
+                found[model.persistentBackingData.primaryKey] = model
+            }
+            statement.reset()
+            start += chunk.count
+        }
+        return keys.compactMap { found[$0] }
+    }
+
+    /// Models whose `column` holds `key` (the rows of a to-many relationship).
+    func fetchWhere<T: PersistentModel>(_ type: T.Type, column: String, equals key: Int64) throws -> [T] {
+        let entity = EntityCache.entity(for: T.self)
+        let statement = try connection.statement(
+            "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\(column) = ? ORDER BY t0.\"_pk\"")
+        try statement.bind([.integer(key)])
+        var result: [T] = []
+        while try statement.step() { result.append(try materialize(T.self, entity: entity, from: statement)) }
+        statement.reset()
+        return result
+    }
+
+    /// The registered object for the current row, or a new one built from its columns.
+    func materialize<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, from statement: Statement) throws -> T {
+        let key = RegistryKey(entity: ObjectIdentifier(T.self), primaryKey: statement.int64(0))
+        if let pending = pendingByKey[key] { return pending as! T }
+        if let existing = registry[key]?.object { return unsafeDowncast(existing, to: T.self) }
+        var values = ContiguousArray<Any?>(repeating: nil, count: entity.properties.count)
+        var unloaded = IndexSetBits()
+        var column: Int32 = 1
+        for property in entity.properties {
+            switch property.kind {
+            case .attribute(let box):
+                let stored = statement.column(column)
+                column += 1
+                guard let value = box.codec.decode(stored) else {
+                    throw ModelError.corruptValue(model: entity.name, property: property.name, stored: "\(stored)")
+                }
+                values[property.index] = value
+            case .toOne:
+                let stored = statement.column(column)
+                column += 1
+                if case .integer(let target) = stored {
+                    values[property.index] = ToOneFault(primaryKey: target)
+                    unloaded.insert(property.index)
+                } else {
+                    values[property.index] = property.nilValue()
+                }
+            case .toMany:
+                unloaded.insert(property.index)
+            case .unsupported:
+                break
+            }
+        }
+        let backing = _BackingData(values: values, primaryKey: key.primaryKey)
+        backing.unloaded = unloaded
+        backing.entity = entity
+        backing.context = self
+        let model = T(backingData: backing)
+        backing.owner = model
+        register(model, entity: key.entity, primaryKey: key.primaryKey)
+        return model
+    }
+
+    /// Runs a read so that it sees this context's unsaved changes: they are written inside a
+    /// savepoint, the read runs, and the savepoint is rolled back. Nothing is filtered in memory.
+    func withPendingChanges<R>(_ include: Bool, _ read: () throws -> R) throws -> R {
+        guard include && hasChanges else { return try read() }
+        try connection.execute("SAVEPOINT osd_pending")
+        var assigned: [(backing: _BackingData, temporaryKey: Int64)] = []
+        defer {
+            try? connection.execute("ROLLBACK TO osd_pending; RELEASE osd_pending")
+            for (backing, temporaryKey) in assigned { backing.primaryKey = temporaryKey }
+            pendingByKey = [:]
+        }
+        assigned = try writeChanges()
+        for (backing, _) in assigned {
+            if let model = backing.owner as? any PersistentModel {
+                pendingByKey[RegistryKey(entity: ObjectIdentifier(type(of: model)), primaryKey: backing.primaryKey)] = model
+            }
+        }
+        return try read()
+    }
+}
+
+/// A to-one relationship not loaded yet: the related row's primary key.
+struct ToOneFault {
+    let primaryKey: Int64
+}
+
+/// A SELECT over one entity built from a fetch descriptor.
+struct SelectQuery {
+    var entity: Schema.Entity
+    var condition: SQLFragment?
+    var joins: [String] = []
+    var orderBy: [String] = []
+    var limit: Int?
+    var offset: Int?
+
+    init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws {
+        self.entity = entity
+        if let predicate = descriptor.predicate {
+            let translated = try PredicateTranslator.translate(predicate, entity: entity)
+            condition = translated.condition
+            joins = translated.joins
+        }
+        for sort in descriptor.sortBy {
+            guard let keyPath = sort.keyPath, let property = entity.property(for: keyPath), property.codec != nil else {
+                throw PredicateTranslationError.unknownKeyPath(model: entity.name, keyPath: sort.keyPath.map { "\($0)" } ?? "a comparator without key path")
+            }
+            orderBy.append("t0.\(property.column) \(sort.order == .forward ? "ASC" : "DESC")")
+        }
+        limit = descriptor.fetchLimit
+        offset = descriptor.fetchOffset
+    }
+
+    var bindings: [SQLiteValue] { condition?.bindings ?? [] }
+
+    func sql(columns: String, ordered: Bool = true) -> String {
+        var sql = "SELECT \(columns) FROM \(entity.table) AS t0"
+        for join in joins { sql += " " + join }
+        if let condition { sql += " WHERE " + condition.sql }
+        if ordered && !orderBy.isEmpty { sql += " ORDER BY " + (orderBy + ["t0.\"_pk\""]).joined(separator: ", ") }
+        if ordered, let limit { sql += " LIMIT \(limit)" }
+        if ordered, let offset { sql += (limit == nil ? " LIMIT -1" : "") + " OFFSET \(offset)" }
+        return sql
+    }
+}
+
+extension Schema.Entity {
+    /// `t0."_pk", t0."col", …`: the columns a fetch reads, in `columns` order.
+    var selectList: String {
+        (["t0.\"_pk\""] + columns.map { "t0.\($0.column)" }).joined(separator: ", ")
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+
+// Relationships in memory: lazy loading, inverse maintenance and delete rules.
+
+extension ModelContext {
+    /// Loads a lazily loaded property (a to-one fault or a to-many relationship).
+    func load(_ index: Int, of backing: _BackingData) {
+        backing.unloaded.remove(index)
+        guard let entity = backing.entity else { return }
+        let property = entity.properties[index]
+        do {
+            switch property.kind {
+            case .toOne(let targetType):
+                guard let fault = backing.values[index] as? ToOneFault else { return }
+                func load<T: PersistentModel>(_ type: T.Type) throws -> Any? {
+                    try fetchByKeys(T.self, keys: [fault.primaryKey]).first.map { $0 as Any } ?? property.nilValue()
+                }
+                backing.values[index] = try _openExistential(targetType, do: load)
+            case .toMany(let targetType):
+                guard backing.primaryKey > 0, let inverse = RelationshipGraph.inverse(of: property, in: entity) else {
+                    if backing.values[index] == nil { backing.values[index] = property.emptyArray() }
+                    return
+                }
+                func load<T: PersistentModel>(_ type: T.Type) throws -> Any {
+                    try fetchWhere(T.self, column: inverse.column, equals: backing.primaryKey)
+                }
+                backing.values[index] = try _openExistential(targetType, do: load)
+            default:
+                return
+            }
+        } catch {
+            autosaveErrorHandler(error)
+            if case .toMany = property.kind { backing.values[index] = property.emptyArray() }
+        }
+    }
+
+    /// After `insert`: new related models are inserted too, and each relationship's inverse is set.
+    func connectInverses(of model: any PersistentModel, entity: Schema.Entity) {
+        let backing = model.persistentBackingData
+        for property in entity.properties where property.isRelationship {
+            guard let value = backing.values[property.index] else { continue }
+            let inverse = RelationshipGraph.inverse(of: property, in: entity)
+            for related in relatedModels(value) {
+                if related.persistentBackingData.state == .detached { insertAny(related) }
+                if let inverse { link(related, inverse, to: model) }
+            }
+        }
+    }
+
+    /// Called by a persisted or inserted model's setter for a relationship property.
+    func relationshipDidChange(_ backing: _BackingData, property: Schema.Property, old: Any?) {
+        guard let entity = backing.entity, let owner = backing.owner as? any PersistentModel else { return }
+        let inverse = RelationshipGraph.inverse(of: property, in: entity)
+        let before = old.map(relatedModels) ?? []
+        var after = backing.values[property.index].map(relatedModels) ?? []
+        if case .toMany = property.kind {
+            // A to-many relationship holds each model once, as SwiftData's do.
+            var seen = Set<ObjectIdentifier>()
+            let unique = after.filter { seen.insert(ObjectIdentifier($0)).inserted }
+            if unique.count != after.count {
+                after = unique
+                backing.values[property.index] = typedArray(unique, like: property)
+            }
+        }
+        for related in after where !before.contains(where: { $0 === related }) {
+            if related.persistentBackingData.state == .detached { insertAny(related) }
+            if let inverse { link(related, inverse, to: owner) }
+        }
+        if let inverse {
+            for related in before where !after.contains(where: { $0 === related }) { unlink(related, inverse, from: owner) }
+        }
+    }
+
+    func relatedModels(_ value: Any) -> [any PersistentModel] {
+        if let array = value as? any _ArrayType { return array._elements.compactMap { $0 as? any PersistentModel } }
+        if let model = value as? any PersistentModel { return [model] }
+        return []
+    }
+
+    func insertAny(_ model: any PersistentModel) {
+        func open<T: PersistentModel>(_ m: T) { insert(m) }
+        open(model)
+    }
+
+    /// Makes `related.inverse` point at (or contain) `owner`, without triggering inverse maintenance again.
+    func link(_ related: any PersistentModel, _ inverse: Schema.Property, to owner: any PersistentModel) {
+        let backing = related.persistentBackingData
+        switch inverse.kind {
+        case .toOne:
+            if let current = backing.values[inverse.index].flatMap({ $0 as? any PersistentModel }), current === owner { return }
+            backing._setRaw(owner, at: inverse.index)
+        case .toMany:
+            if backing.unloaded.contains(inverse.index) && backing.primaryKey > 0 { return }  // loads from the store later
+            var items = backing.values[inverse.index].map(relatedModels) ?? []
+            guard !items.contains(where: { $0 === owner }) else { return }
+            items.append(owner)
+            backing.values[inverse.index] = typedArray(items, like: inverse)
+            backing.unloaded.remove(inverse.index)
+        default:
+            return
+        }
+    }
+
+    func unlink(_ related: any PersistentModel, _ inverse: Schema.Property, from owner: any PersistentModel) {
+        let backing = related.persistentBackingData
+        switch inverse.kind {
+        case .toOne:
+            if let current = backing.values[inverse.index].flatMap({ $0 as? any PersistentModel }), current === owner {
+                backing._setRaw(inverse.nilValue(), at: inverse.index)
+            }
+        case .toMany:
+            guard !backing.unloaded.contains(inverse.index), let value = backing.values[inverse.index] else { return }
+            let items = relatedModels(value).filter { $0 !== owner }
+            backing.values[inverse.index] = typedArray(items, like: inverse)
+        default:
+            return
+        }
+    }
+
+    /// `[any PersistentModel]` as the property's own array type (`[Grade]`).
+    func typedArray(_ items: [any PersistentModel], like property: Schema.Property) -> Any? {
+        guard case .toMany(let targetType) = property.kind else { return nil }
+        func make<T: PersistentModel>(_ type: T.Type) -> Any { items.compactMap { $0 as? T } }
+        return _openExistential(targetType, do: make)
+    }
+
+    /// Runs before a save: cascades deletes, refuses `.deny`, clears inverses of `.nullify`.
+    func applyDeleteRules() throws {
+        var i = 0
+        while i < deletedList.count {
+            let model = deletedList[i]
+            i += 1
+            let backing = model.persistentBackingData
+            guard let entity = backing.entity else { continue }
+            for property in entity.properties where property.isRelationship {
+                let rule = property.relationship?.deleteRule ?? .nullify
+                guard rule != .noAction else { continue }
+                if backing.unloaded.contains(property.index) { load(property.index, of: backing) }
+                let related = backing.values[property.index].map(relatedModels) ?? []
+                switch rule {
+                case .cascade:
+                    for child in related where child.persistentBackingData.state == .persisted { deleteAny(child) }
+                case .deny:
+                    if related.contains(where: { $0.persistentBackingData.state != .deleted }) {
+                        throw ModelError.deleteDenied(model: entity.name, relationship: property.name)
+                    }
+                case .nullify:
+                    if let inverse = RelationshipGraph.inverse(of: property, in: entity) {
+                        for child in related where child.persistentBackingData.state != .deleted { unlink(child, inverse, from: model) }
+                    }
+                case .noAction:
+                    break
+                }
+            }
+        }
+    }
+
+    func deleteAny(_ model: any PersistentModel) {
+        func open<T: PersistentModel>(_ m: T) { delete(m) }
+        open(model)
+    }
+}
+
+/// Finds each relationship's inverse: the declared `inverse:`, a relationship on the other side
+/// that declares this one as its inverse, or the only relationship there that points back.
+enum RelationshipGraph {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var cache: [String: Schema.Property?] = [:]
+
+    static func inverse(of property: Schema.Property, in entity: Schema.Entity) -> Schema.Property? {
+        let key = "\(entity.name).\(property.name)"
+        lock.lock()
+        if let cached = cache[key] { lock.unlock(); return cached }
+        lock.unlock()
+        let found = compute(property, entity)
+        lock.lock()
+        cache[key] = .some(found)
+        lock.unlock()
+        return found
+    }
+
+    private static func compute(_ property: Schema.Property, _ entity: Schema.Entity) -> Schema.Property? {
+        let targetType: any PersistentModel.Type
+        switch property.kind {
+        case .toOne(let t), .toMany(let t): targetType = t
+        default: return nil
+        }
+        let target = EntityCache.entity(for: targetType)
+        if let keyPath = property.relationship?.inverse, let declared = target.property(for: keyPath) { return declared }
+        if let declaring = target.properties.first(where: { $0.relationship?.inverse == property.keyPath }) { return declaring }
+        let candidates = target.properties.filter { candidate in
+            let pointsBack: Bool
+            switch candidate.kind {
+            case .toOne(let t), .toMany(let t): pointsBack = ObjectIdentifier(t) == ObjectIdentifier(entity.type)
+            default: pointsBack = false
+            }
+            let isSelf = target === entity && candidate.index == property.index
+            return pointsBack && !isSelf && candidate.relationship?.inverse == nil
+        }
+        return candidates.count == 1 ? candidates[0] : nil
+    }
+}

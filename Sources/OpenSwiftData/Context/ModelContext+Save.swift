@@ -1,0 +1,148 @@
+import CSQLite
+import Foundation
+
+extension ModelContext {
+    /// Writes every pending insert, change and delete in one SQLite transaction.
+    ///
+    /// Delete rules run first (`.deny` throws `ModelError.deleteDenied` and nothing is written).
+    /// An inserted model whose `.unique` property matches a stored row updates that row
+    /// (SwiftData's upsert), unless the configuration's `uniquenessPolicy` is `.fail`, which throws
+    /// `ModelError.uniqueConstraintViolation`. On any error nothing is written and the pending
+    /// changes stay pending.
+    public func save() throws {
+        guard hasChanges else { return }
+        try applyDeleteRules()
+        var assigned: [(backing: _BackingData, temporaryKey: Int64)] = []
+        do {
+            try connection.transaction { assigned = try writeChanges() }
+        } catch {
+            for (backing, temporaryKey) in assigned { backing.primaryKey = temporaryKey }
+            throw error
+        }
+        finishSave()
+    }
+
+    /// Issues the SQL for every pending change; returns the primary keys given to inserted models.
+    func writeChanges() throws -> [(backing: _BackingData, temporaryKey: Int64)] {
+        var assigned: [(backing: _BackingData, temporaryKey: Int64)] = []
+        do {
+            for model in deletedList {
+                let backing = model.persistentBackingData
+                try connection.statement("DELETE FROM \(backing.entity!.table) WHERE \"_pk\" = ?").run([.integer(backing.primaryKey)])
+            }
+            var pendingLinks: [(backing: _BackingData, property: Schema.Property, target: _BackingData)] = []
+            for model in insertedList {
+                let backing = model.persistentBackingData
+                let entity = backing.entity!
+                let statement = try connection.statement(entity.insertSQL(upsert: uniquenessPolicy == .upsert))
+                var bindings: [SQLiteValue] = []
+                bindings.reserveCapacity(entity.columns.count)
+                for property in entity.columns {
+                    if case .toOne = property.kind, let target = relatedBacking(backing.values[property.index]), target.primaryKey <= 0 {
+                        pendingLinks.append((backing, property, target))
+                        bindings.append(.null)
+                    } else {
+                        bindings.append(encode(backing, property))
+                    }
+                }
+                try statement.bind(bindings)
+                guard try statement.step() else { throw SQLiteError(code: SQLITE_ERROR, message: "INSERT returned no row", sql: statement.sql) }
+                let key = statement.int64(0)
+                statement.reset()
+                assigned.append((backing, backing.primaryKey))
+                backing.primaryKey = key
+            }
+            for link in pendingLinks {
+                try connection.statement("UPDATE \(link.backing.entity!.table) SET \(link.property.column) = ? WHERE \"_pk\" = ?")
+                    .run([.integer(link.target.primaryKey), .integer(link.backing.primaryKey)])
+            }
+            for model in changedList {
+                let backing = model.persistentBackingData
+                guard backing.state == .persisted else { continue }
+                let entity = backing.entity!
+                let properties = backing.changed.map { entity.properties[$0] }.filter(\.hasColumn)
+                guard !properties.isEmpty else { continue }
+                let sets = properties.map { "\($0.column) = ?" }.joined(separator: ", ")
+                try connection.statement("UPDATE \(entity.table) SET \(sets) WHERE \"_pk\" = ?")
+                    .run(properties.map { encode(backing, $0) } + [.integer(backing.primaryKey)])
+            }
+        } catch let error as SQLiteError where error.code == 2067 /* SQLITE_CONSTRAINT_UNIQUE */ {
+            for (backing, temporaryKey) in assigned { backing.primaryKey = temporaryKey }
+            throw uniqueViolation(error)
+        } catch {
+            for (backing, temporaryKey) in assigned { backing.primaryKey = temporaryKey }
+            throw error
+        }
+        return assigned
+    }
+
+    /// The stored form of one property of a model.
+    func encode(_ backing: _BackingData, _ property: Schema.Property) -> SQLiteValue {
+        guard let value = backing.values[property.index] else { return .null }
+        switch property.kind {
+        case .attribute(let box): return box.codec.encode(value)
+        case .toOne:
+            if let fault = value as? ToOneFault { return .integer(fault.primaryKey) }
+            guard let target = relatedBacking(value), target.primaryKey > 0 else { return .null }
+            return .integer(target.primaryKey)
+        default: return .null
+        }
+    }
+
+    func relatedBacking(_ value: Any?) -> _BackingData? {
+        guard let value, let model = value as? any PersistentModel else { return nil }
+        return model.persistentBackingData
+    }
+
+    /// Marks everything saved: inserted models become persisted and registered, deleted ones detached.
+    func finishSave() {
+        for model in insertedList {
+            let backing = model.persistentBackingData
+            backing.state = .persisted
+            let key = RegistryKey(entity: ObjectIdentifier(type(of: model)), primaryKey: backing.primaryKey)
+            if let other = registry[key]?.object, other !== model, let otherModel = other as? any PersistentModel {
+                // An upsert matched a row another object already stands for: both show the saved values.
+                otherModel.persistentBackingData.values = backing.values
+            }
+            register(model, entity: key.entity, primaryKey: key.primaryKey)
+        }
+        for model in changedList {
+            let backing = model.persistentBackingData
+            backing.changed.removeAll()
+            backing.snapshot = nil
+            backing.isListedAsChanged = false
+        }
+        for model in deletedList {
+            let backing = model.persistentBackingData
+            registry[RegistryKey(entity: ObjectIdentifier(type(of: model)), primaryKey: backing.primaryKey)] = nil
+            backing.state = .detached
+            backing.context = nil
+        }
+        insertedList = []
+        changedList = []
+        deletedList = []
+    }
+
+    /// "UNIQUE constraint failed: Student.id" → `ModelError.uniqueConstraintViolation`.
+    func uniqueViolation(_ error: SQLiteError) -> Error {
+        guard let range = error.message.range(of: "failed: ") else { return error }
+        let target = error.message[range.upperBound...].split(separator: ",").first.map(String.init) ?? ""
+        let parts = target.split(separator: ".", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2 else { return error }
+        return ModelError.uniqueConstraintViolation(model: parts[0], property: parts[1])
+    }
+}
+
+extension Schema.Entity {
+    /// `INSERT INTO t (…) VALUES (…) [ON CONFLICT DO UPDATE SET …] RETURNING "_pk"`.
+    func insertSQL(upsert: Bool) -> String {
+        let names = columns.map(\.column)
+        var sql = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+        if names.isEmpty { sql = "INSERT INTO \(table) DEFAULT VALUES" }
+        if upsert && !uniqueColumns.isEmpty {
+            let sets = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            sql += " ON CONFLICT DO UPDATE SET \(sets)"
+        }
+        return sql + " RETURNING \"_pk\""
+    }
+}

@@ -1,0 +1,255 @@
+import Foundation
+
+/// A workspace of models: tracks inserts, changes and deletes, and writes them in one transaction on `save()`.
+///
+/// Within one context each row is one object: fetching the same row twice gives the same instance.
+/// A context is used from one thread at a time.
+///
+/// ## Autosave
+/// SwiftData's main context saves on UI events, which a command-line program does not have.
+/// Here a context with `autosaveEnabled` (the container's `mainContext`) saves its pending
+/// changes at three moments a program can rely on:
+/// 1. when `autosaveThreshold` changes have accumulated (default 1,000 models inserted, changed or deleted);
+/// 2. when the context is deinitialized (the container and its main context going away);
+/// 3. when the process exits normally (`exit()` or the end of `main`), through an `atexit` hook.
+/// A crash or SIGKILL loses what was not saved; call `save()` where a change must be durable.
+/// Autosave errors go to `autosaveErrorHandler` (by default, printed on standard error).
+public final class ModelContext {
+    public let container: ModelContainer
+    let connection: Connection
+    let schema: Schema
+    let uniquenessPolicy: ModelConfiguration.UniquenessPolicy
+
+    /// Whether pending changes are saved automatically (see the type's documentation).
+    public var autosaveEnabled: Bool {
+        didSet { autosaveEnabled ? AutosaveRegistry.add(self) : AutosaveRegistry.remove(self) }
+    }
+    /// How many pending model changes trigger an autosave.
+    public var autosaveThreshold = 1_000
+    /// Receives errors from autosaves, which have no caller to throw to.
+    public var autosaveErrorHandler: (Error) -> Void = { error in
+        FileHandle.standardError.write(Data("OpenSwiftData: autosave failed: \(error)\n".utf8))
+    }
+
+    // MARK: Tracking
+
+    var insertedList: [any PersistentModel] = []
+    var changedList: [any PersistentModel] = []
+    var deletedList: [any PersistentModel] = []
+    var registry: [RegistryKey: WeakModel] = [:]
+    private var registryPurgeAt = 1024
+    var nextTemporaryKey: Int64 = -1
+    /// Rows written inside a pending-changes savepoint, so a fetch maps them to their unsaved objects.
+    var pendingByKey: [RegistryKey: any PersistentModel] = [:]
+
+    struct RegistryKey: Hashable {
+        let entity: ObjectIdentifier
+        let primaryKey: Int64
+    }
+
+    final class WeakModel {
+        weak var object: AnyObject?
+        init(_ object: AnyObject) { self.object = object }
+    }
+
+    /// A new context on its own SQLite connection.
+    public convenience init(_ container: ModelContainer) throws {
+        self.init(container: container, connection: try container.openConnection(), autosave: false)
+    }
+
+    init(container: ModelContainer, connection: Connection, autosave: Bool) {
+        self.container = container
+        self.connection = connection
+        self.schema = container.schema
+        self.uniquenessPolicy = container.configuration.uniquenessPolicy
+        self.autosaveEnabled = autosave
+        if autosave { AutosaveRegistry.add(self) }
+    }
+
+    deinit {
+        AutosaveRegistry.remove(self)
+        if autosaveEnabled { autosave() }
+    }
+
+    func autosave() {
+        guard hasChanges else { return }
+        do { try save() } catch { autosaveErrorHandler(error) }
+    }
+
+    // MARK: State
+
+    /// Whether there are unsaved inserts, changes or deletes.
+    public var hasChanges: Bool { !insertedList.isEmpty || !changedList.isEmpty || !deletedList.isEmpty }
+    public var insertedModelsArray: [any PersistentModel] { insertedList }
+    public var changedModelsArray: [any PersistentModel] { changedList }
+    public var deletedModelsArray: [any PersistentModel] { deletedList }
+
+    /// Every SQL statement this context runs is passed to `handler` (nil to stop).
+    public func traceSQL(_ handler: ((String) -> Void)?) { connection.trace = handler }
+
+    // MARK: Insert and delete
+
+    /// Registers a new model; it is written on the next save. Related new models are inserted with it.
+    public func insert<T: PersistentModel>(_ model: T) {
+        let backing = model.persistentBackingData
+        switch backing.state {
+        case .inserted, .persisted:
+            return
+        case .deleted:
+            if backing.context === self {
+                deletedList.removeAll { $0 === model }
+                backing.state = .persisted
+            }
+            return
+        case .detached:
+            break
+        }
+        let entity = EntityCache.entity(for: T.self)
+        backing.entity = entity
+        backing.ensureSlot(entity.properties.count - 1)
+        for property in entity.properties where backing.values[property.index] == nil {
+            if let makeDefault = property.metadata.defaultValue {
+                backing.values[property.index] = makeDefault()
+            } else if case .toMany = property.kind {
+                backing.values[property.index] = property.emptyArray()
+            } else if property.isOptional {
+                backing.values[property.index] = property.nilValue()
+            }
+        }
+        backing.state = .inserted
+        backing.context = self
+        backing.owner = model
+        backing.primaryKey = nextTemporaryKey
+        nextTemporaryKey -= 1
+        insertedList.append(model)
+        connectInverses(of: model, entity: entity)
+        noteChange()
+    }
+
+    /// Marks a model for deletion on the next save (an unsaved model is simply forgotten).
+    public func delete<T: PersistentModel>(_ model: T) {
+        let backing = model.persistentBackingData
+        switch backing.state {
+        case .inserted where backing.context === self:
+            insertedList.removeAll { $0 === model }
+            backing.state = .detached
+            backing.context = nil
+        case .persisted where backing.context === self:
+            backing.state = .deleted
+            deletedList.append(model)
+            noteChange()
+        default:
+            return
+        }
+    }
+
+    /// Marks every model matching `predicate` for deletion.
+    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        var descriptor = FetchDescriptor<T>(predicate: predicate)
+        descriptor.includePendingChanges = false
+        try enumerate(descriptor, batchSize: 1000) { delete($0) }
+    }
+
+    /// Discards every pending change: inserted models are forgotten, changed ones get their saved values back.
+    public func rollback() {
+        for model in insertedList {
+            let backing = model.persistentBackingData
+            backing.state = .detached
+            backing.context = nil
+            backing.primaryKey = 0
+        }
+        for model in changedList {
+            let backing = model.persistentBackingData
+            if let snapshot = backing.snapshot { backing.values = snapshot }
+            backing.snapshot = nil
+            backing.changed.removeAll()
+            backing.isListedAsChanged = false
+        }
+        for model in deletedList { model.persistentBackingData.state = .persisted }
+        insertedList = []
+        changedList = []
+        deletedList = []
+    }
+
+    /// Runs `block`, then saves; if `block` or the save throws, pending changes are rolled back.
+    public func transaction(block: () throws -> Void) throws {
+        do {
+            try block()
+            try save()
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    /// The registered model with this identifier, if this context has it in memory.
+    public func registeredModel<T: PersistentModel>(for id: PersistentIdentifier) -> T? {
+        registry[RegistryKey(entity: ObjectIdentifier(T.self), primaryKey: id.primaryKey)]?.object as? T
+    }
+
+    /// The model with this identifier, from memory or the store.
+    public func model<T: PersistentModel>(for id: PersistentIdentifier, as type: T.Type = T.self) throws -> T? {
+        if let model: T = registeredModel(for: id) { return model }
+        return try fetchByKeys(T.self, keys: [id.primaryKey]).first
+    }
+
+    // MARK: Bookkeeping
+
+    func didChange(_ backing: _BackingData) {
+        guard !backing.isListedAsChanged, let owner = backing.owner as? any PersistentModel else { return }
+        backing.isListedAsChanged = true
+        changedList.append(owner)
+        noteChange()
+    }
+
+    func noteChange() {
+        if autosaveEnabled && insertedList.count + changedList.count + deletedList.count >= autosaveThreshold {
+            autosave()
+        }
+    }
+
+    func register(_ model: AnyObject, entity: ObjectIdentifier, primaryKey: Int64) {
+        registry[RegistryKey(entity: entity, primaryKey: primaryKey)] = WeakModel(model)
+        if registry.count >= registryPurgeAt {
+            registry = registry.filter { $0.value.object != nil }
+            registryPurgeAt = max(1024, registry.count * 2)
+        }
+    }
+}
+
+/// Contexts with autosave on, saved at normal process exit.
+enum AutosaveRegistry {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var contexts: [ObjectIdentifier: ModelContext.WeakContext] = [:]
+    nonisolated(unsafe) private static var installed = false
+
+    static func add(_ context: ModelContext) {
+        lock.lock()
+        defer { lock.unlock() }
+        contexts[ObjectIdentifier(context)] = ModelContext.WeakContext(context)
+        if !installed {
+            installed = true
+            atexit { AutosaveRegistry.saveAll() }
+        }
+    }
+
+    static func remove(_ context: ModelContext) {
+        lock.lock()
+        contexts[ObjectIdentifier(context)] = nil
+        lock.unlock()
+    }
+
+    static func saveAll() {
+        lock.lock()
+        let live = contexts.values.compactMap(\.context)
+        lock.unlock()
+        for context in live where context.autosaveEnabled { context.autosave() }
+    }
+}
+
+extension ModelContext {
+    final class WeakContext {
+        weak var context: ModelContext?
+        init(_ context: ModelContext) { self.context = context }
+    }
+}

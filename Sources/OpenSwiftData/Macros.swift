@@ -1,0 +1,44 @@
+// The macros a model file uses, as in SwiftData. Implementations live in OpenSwiftDataMacros.
+
+/// Makes a class a persistent model: its stored properties are persisted in the store.
+///
+/// ```swift
+/// @Model final class Expense {
+///     var title: String
+///     var note: String = ""
+///     init(title: String) { self.title = title }
+/// }
+/// ```
+@attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init(backingData:)))
+@attached(memberAttribute)
+@attached(extension, conformances: PersistentModel)
+public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")
+
+/// Added by `@Model` to each persisted property; not written by hand.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_))
+public macro _PersistedProperty(index: Int) = #externalMacro(module: "OpenSwiftDataMacros", type: "PersistedPropertyMacro")
+
+/// Customizes how a property is stored: `.unique`, `.externalStorage`, `originalName:`.
+@attached(peer)
+public macro Attribute(
+    _ options: Schema.Attribute.Option...,
+    originalName: String? = nil,
+    hashModifier: String? = nil
+) = #externalMacro(module: "OpenSwiftDataMacros", type: "MarkerMacro")
+
+/// Declares a relationship's delete rule and inverse.
+@attached(peer)
+public macro Relationship(
+    _ options: Schema.Relationship.Option...,
+    deleteRule: Schema.Relationship.DeleteRule = .nullify,
+    minimumModelCount: Int? = 0,
+    maximumModelCount: Int? = 0,
+    originalName: String? = nil,
+    inverse: AnyKeyPath? = nil,
+    hashModifier: String? = nil
+) = #externalMacro(module: "OpenSwiftDataMacros", type: "MarkerMacro")
+
+/// Keeps a property out of the store. It must have a default value.
+@attached(peer)
+public macro Transient() = #externalMacro(module: "OpenSwiftDataMacros", type: "MarkerMacro")

@@ -1,0 +1,124 @@
+import Foundation
+
+// contains, contains(where:), starts(with:) and ranges.
+
+extension PredicateExpressions.SequenceContains: SQLPredicateExpression
+where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+        let element = try t.scalar(self.element)
+        if let constant = sequence as? any ConstantSequence, let values = constant.sqlValues() {
+            if values.isEmpty { return .value(SQLFragment("0")) }
+            let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
+            return .value("(" + element + SQLFragment(" IN (\(marks)))", values))
+        }
+        // A stored array (JSON text) containing a value.
+        let array = try t.scalar(sequence)
+        return .value("EXISTS (SELECT 1 FROM json_each(" + array + ") WHERE value = " + element + ")")
+    }
+}
+
+extension PredicateExpressions.SequenceContainsWhere: SQLPredicateExpression
+where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+        guard case .toMany(let target, let inverseColumn, let ownerAlias) = try t.term(sequence) else {
+            throw PredicateTranslationError.unsupportedUse(
+                expression: "SequenceContainsWhere", reason: "contains(where:) is translated over to-many relationships only")
+        }
+        let alias = t.newAlias()
+        t.bind(variable.key, to: .row(target, alias: alias))
+        let saved = t.joins
+        let condition = try t.scalar(test)
+        let innerJoins = t.joins.dropFirst(saved.count).joined(separator: " ")
+        t.restoreJoins(saved)
+        return .value("EXISTS (SELECT 1 FROM \(target.table) AS \(alias) \(innerJoins) WHERE \(alias).\(inverseColumn) = \(ownerAlias).\"_pk\" AND " + condition + ")")
+    }
+}
+
+extension PredicateExpressions.SequenceStartsWith: SQLPredicateExpression
+where Base: SQLPredicateExpression, Prefix: SQLPredicateExpression {
+    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+        let base = try t.scalar(self.base)
+        if let value = prefix as? PredicateExpressions.Value<String> {
+            return .value("(" + base + SQLFragment(" GLOB ?)", [.text(globEscaped(value.value) + "*")]))
+        }
+        let prefix = try t.scalar(self.prefix)
+        return .value("(substr(" + base + ", 1, length(" + prefix + ")) = " + prefix + ")")
+    }
+}
+
+extension PredicateExpressions.CollectionContainsCollection: SQLPredicateExpression
+where Base: SQLPredicateExpression, Other: SQLPredicateExpression {
+    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+        .value("(instr(" + (try t.scalar(base)) + ", " + (try t.scalar(other)) + ") > 0)")
+    }
+}
+
+/// A range's bounds, for `(a...b).contains(x)` and `range.contains(x)`.
+protocol SQLRangeExpression {
+    func bounds(_ t: inout PredicateTranslator) throws -> (lower: SQLFragment, upper: SQLFragment, closed: Bool)
+}
+
+extension PredicateExpressions.Range: SQLRangeExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+    func bounds(_ t: inout PredicateTranslator) throws -> (lower: SQLFragment, upper: SQLFragment, closed: Bool) {
+        (try t.scalar(lower), try t.scalar(upper), false)
+    }
+}
+
+extension PredicateExpressions.ClosedRange: SQLRangeExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+    func bounds(_ t: inout PredicateTranslator) throws -> (lower: SQLFragment, upper: SQLFragment, closed: Bool) {
+        (try t.scalar(lower), try t.scalar(upper), true)
+    }
+}
+
+/// A captured `Range` or `ClosedRange`.
+protocol CapturedRange {
+    var lowerAny: Any { get }
+    var upperAny: Any { get }
+    var boundType: Any.Type { get }
+    var isClosed: Bool { get }
+}
+extension Range: CapturedRange {
+    var lowerAny: Any { lowerBound }
+    var upperAny: Any { upperBound }
+    var boundType: Any.Type { Bound.self }
+    var isClosed: Bool { false }
+}
+extension ClosedRange: CapturedRange {
+    var lowerAny: Any { lowerBound }
+    var upperAny: Any { upperBound }
+    var boundType: Any.Type { Bound.self }
+    var isClosed: Bool { true }
+}
+
+extension PredicateExpressions.Value: SQLRangeExpression {
+    func bounds(_ t: inout PredicateTranslator) throws -> (lower: SQLFragment, upper: SQLFragment, closed: Bool) {
+        guard let range = value as? any CapturedRange, let codec = ValueCodec.make(anyType: range.boundType) else {
+            throw PredicateTranslationError.unsupportedUse(expression: "Value<\(Output.self)>", reason: "not a range of stored values")
+        }
+        return (SQLFragment("?", [codec.encode(range.lowerAny)]), SQLFragment("?", [codec.encode(range.upperAny)]), range.isClosed)
+    }
+}
+
+extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression
+where RangeExpression: SQLPredicateExpression, Element: SQLPredicateExpression {
+    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+        guard let range = self.range as? any SQLRangeExpression else {
+            throw PredicateTranslationError.unsupportedUse(expression: "RangeExpressionContains", reason: "the range is not a literal or captured range")
+        }
+        let element = try t.scalar(self.element)
+        let (lower, upper, closed) = try range.bounds(&t)
+        return .value("(" + element + " >= " + lower + " AND " + element + (closed ? " <= " : " < ") + upper + ")")
+    }
+}
+
+extension PredicateExpressions.Range: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+        throw PredicateTranslationError.unsupportedUse(expression: "Range", reason: "a range is only translated inside contains")
+    }
+}
+
+extension PredicateExpressions.ClosedRange: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+        throw PredicateTranslationError.unsupportedUse(expression: "ClosedRange", reason: "a range is only translated inside contains")
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+// Variables, key paths and captured values: the leaves of a predicate.
+
+extension PredicateExpressions.Variable: SQLPredicateExpression {
+    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+        guard let term = t.lookup(key) else {
+            throw PredicateTranslationError.unsupportedUse(expression: "Variable", reason: "the variable is not bound")
+        }
+        return term
+    }
+}
+
+extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPredicateExpression {
+    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+        let base = try t.term(root)
+        switch base {
+        case .row(let entity, let alias):
+            guard let property = entity.property(for: keyPath) else {
+                throw PredicateTranslationError.unknownKeyPath(model: entity.name, keyPath: "\(keyPath)")
+            }
+            switch property.kind {
+            case .attribute:
+                if property.isExternalStorage {
+                    throw PredicateTranslationError.unsupportedUse(
+                        expression: "\(keyPath)", reason: "\(entity.name).\(property.name) is kept in external storage, outside SQL")
+                }
+                return .value(SQLFragment("\(alias).\(property.column)"))
+            case .toOne(let targetType):
+                let target = EntityCache.entity(for: targetType)
+                let joined = t.newAlias()
+                t.addJoin("LEFT JOIN \(target.table) AS \(joined) ON \(joined).\"_pk\" = \(alias).\(property.column)")
+                return .row(target, alias: joined)
+            case .toMany(let targetType):
+                let target = EntityCache.entity(for: targetType)
+                guard let inverse = RelationshipGraph.inverse(of: property, in: entity), case .toOne = inverse.kind else {
+                    throw PredicateTranslationError.unsupportedUse(
+                        expression: "\(keyPath)", reason: "\(entity.name).\(property.name) has no to-one inverse")
+                }
+                return .toMany(target, inverseColumn: inverse.column, ownerAlias: alias)
+            case .unsupported(let type):
+                throw PredicateTranslationError.unsupportedUse(expression: "\(keyPath)", reason: "type \(type) is not stored")
+            }
+        case .toMany(let target, let inverseColumn, let ownerAlias):
+            let count = SQLFragment("(SELECT count(*) FROM \(target.table) WHERE \(target.table).\(inverseColumn) = \(ownerAlias).\"_pk\")")
+            if keyPath == \[Output].count as AnyKeyPath || isCollectionCount { return .value(count) }
+            if isCollectionIsEmpty { return .value(count + " = 0") }
+            throw PredicateTranslationError.unsupportedUse(expression: "\(keyPath)", reason: "only .count and .isEmpty of a to-many relationship are translated")
+        case .value(let fragment):
+            if Root.Output.self is String.Type || Root.Output.self is String?.Type || Root.Output.self is Substring.Type {
+                if isCollectionCount { return .value("length(" + fragment + ")") }
+                if isCollectionIsEmpty { return .value("(" + fragment + " = '')") }
+            } else if isCollectionCount {
+                return .value("json_array_length(" + fragment + ")")
+            } else if isCollectionIsEmpty {
+                return .value("(json_array_length(" + fragment + ") = 0)")
+            }
+            throw PredicateTranslationError.unsupportedUse(
+                expression: "\(keyPath)", reason: "only .count and .isEmpty are translated on values")
+        }
+    }
+
+    /// `\X.count` for any collection X, recognised by the last component's name.
+    private var isCollectionCount: Bool { "\(keyPath)".hasSuffix(".count") }
+    private var isCollectionIsEmpty: Bool { "\(keyPath)".hasSuffix(".isEmpty") }
+}
+
+extension PredicateExpressions.Value: SQLPredicateExpression {
+    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+        guard let codec = ValueCodec.make(Output.self) else {
+            throw PredicateTranslationError.unsupportedUse(
+                expression: "Value<\(Output.self)>", reason: "values of type \(Output.self) have no stored form; compare an id instead")
+        }
+        return .value(SQLFragment("?", [codec.encode(value)]))
+    }
+}
+
+extension PredicateExpressions.NilLiteral: SQLPredicateExpression {
+    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm { .value(SQLFragment("NULL")) }
+}
+
+/// A captured sequence, for `ids.contains($0.id)`.
+protocol ConstantSequence {
+    func sqlValues() -> [SQLiteValue]?
+}
+
+extension PredicateExpressions.Value: ConstantSequence where Output: Sequence {
+    func sqlValues() -> [SQLiteValue]? {
+        guard let codec = ValueCodec.make(Output.Element.self) else { return nil }
+        return value.map { codec.encode($0) }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+
+/// Why a predicate or sort could not become SQL. Nothing is ever filtered in memory instead.
+public enum PredicateTranslationError: Error, Equatable, LocalizedError {
+    /// The expression type has no SQL translation.
+    case unsupportedExpression(String)
+    /// The expression is translatable in general but not in this use.
+    case unsupportedUse(expression: String, reason: String)
+    /// A key path that does not name a persisted property of the model.
+    case unknownKeyPath(model: String, keyPath: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .unsupportedExpression(let e):
+            return "#Predicate expression \(e) cannot be translated to SQL; rewrite the predicate with comparisons, &&, ||, !, arithmetic, ??, contains or starts(with:)"
+        case .unsupportedUse(let e, let reason):
+            return "#Predicate expression \(e) cannot be translated to SQL: \(reason)"
+        case .unknownKeyPath(let model, let keyPath):
+            return "\(keyPath) is not a persisted property of \(model)"
+        }
+    }
+}
+
+/// SQL text with the values bound to its `?` placeholders, in order.
+struct SQLFragment {
+    var sql: String
+    var bindings: [SQLiteValue] = []
+
+    init(_ sql: String, _ bindings: [SQLiteValue] = []) {
+        self.sql = sql
+        self.bindings = bindings
+    }
+
+    static func + (a: SQLFragment, b: SQLFragment) -> SQLFragment { SQLFragment(a.sql + b.sql, a.bindings + b.bindings) }
+    static func + (a: SQLFragment, b: String) -> SQLFragment { SQLFragment(a.sql + b, a.bindings) }
+    static func + (a: String, b: SQLFragment) -> SQLFragment { SQLFragment(a + b.sql, b.bindings) }
+}
+
+/// What a translated predicate sub-expression stands for.
+enum SQLTerm {
+    /// A row of an entity under a table alias (the predicate's variable, or a to-one relationship).
+    case row(Schema.Entity, alias: String)
+    /// The models of a to-many relationship of the row under `ownerAlias`.
+    case toMany(Schema.Entity, inverseColumn: String, ownerAlias: String)
+    /// A scalar SQL expression.
+    case value(SQLFragment)
+}
+
+/// Turns a Foundation `Predicate` over a model into an SQL `WHERE` clause.
+///
+/// Each `PredicateExpressions` type that has a translation conforms to `SQLPredicateExpression`
+/// (conditionally on its children), in the files beside this one. A tree with any other node fails
+/// the root cast, and a walk with `Mirror` names the first node that has no translation.
+struct PredicateTranslator {
+    private(set) var joins: [String] = []
+    private var variables: [PredicateExpressions.VariableID: SQLTerm] = [:]
+    private var aliasCount = 0
+    let rootEntity: Schema.Entity
+
+    init(entity: Schema.Entity) { rootEntity = entity }
+
+    static let rootAlias = "t0"
+
+    /// The WHERE condition (without the keyword) and any joins it needs.
+    static func translate<T>(_ predicate: Predicate<T>, entity: Schema.Entity) throws -> (condition: SQLFragment, joins: [String]) {
+        var translator = PredicateTranslator(entity: entity)
+        translator.variables[predicate.variable.key] = .row(entity, alias: rootAlias)
+        guard let root = predicate.expression as? any SQLPredicateExpression else {
+            throw PredicateTranslationError.unsupportedExpression(firstUntranslatable(in: predicate.expression))
+        }
+        let condition = try translator.scalar(root)
+        return (condition, translator.joins)
+    }
+
+    /// The name of the outermost-first, leftmost node of the tree that has no translation.
+    static func firstUntranslatable(in expression: Any) -> String {
+        for child in Mirror(reflecting: expression).children {
+            let value = child.value
+            guard value is any PredicateExpression else { continue }
+            if !(value is any SQLPredicateExpression) { return firstUntranslatable(in: value) }
+        }
+        return describe(type(of: expression))
+    }
+
+    static func describe(_ type: Any.Type) -> String {
+        let name = String(reflecting: type)
+        return name.replacingOccurrences(of: "Foundation.", with: "")
+    }
+
+    // MARK: Helpers for the expression conformances
+
+    mutating func term(_ expression: any SQLPredicateExpression) throws -> SQLTerm {
+        try expression.sqlTerm(&self)
+    }
+
+    /// Translates a child that must be a scalar value.
+    mutating func scalar(_ expression: any SQLPredicateExpression) throws -> SQLFragment {
+        switch try expression.sqlTerm(&self) {
+        case .value(let fragment): return fragment
+        case .row(let entity, _):
+            throw PredicateTranslationError.unsupportedUse(
+                expression: Self.describe(type(of: expression)),
+                reason: "a whole \(entity.name) model cannot be compared in SQL; compare one of its properties, such as its id")
+        case .toMany(let entity, _, _):
+            throw PredicateTranslationError.unsupportedUse(
+                expression: Self.describe(type(of: expression)),
+                reason: "a to-many relationship of \(entity.name) models can be used with .count, .isEmpty or contains(where:)")
+        }
+    }
+
+    mutating func bind(_ id: PredicateExpressions.VariableID, to term: SQLTerm) { variables[id] = term }
+    func lookup(_ id: PredicateExpressions.VariableID) -> SQLTerm? { variables[id] }
+
+    mutating func newAlias() -> String {
+        aliasCount += 1
+        return "t\(aliasCount)"
+    }
+
+    mutating func addJoin(_ sql: String) { joins.append(sql) }
+    mutating func restoreJoins(_ saved: [String]) { joins = saved }
+}
+
+/// A `PredicateExpressions` node that has an SQL translation.
+protocol SQLPredicateExpression {
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm
+}
+
+/// Escapes `%`, `_` and `\` for `LIKE … ESCAPE '\'`.
+func likeEscaped(_ text: String) -> String {
+    var out = ""
+    for ch in text {
+        if ch == "%" || ch == "_" || ch == "\\" { out.append("\\") }
+        out.append(ch)
+    }
+    return out
+}
+
+/// Escapes `*`, `?` and `[` for GLOB, which is case-sensitive like Swift.
+func globEscaped(_ text: String) -> String {
+    var out = ""
+    for ch in text {
+        switch ch {
+        case "*": out += "[*]"
+        case "?": out += "[?]"
+        case "[": out += "[[]"
+        default: out.append(ch)
+        }
+    }
+    return out
+}

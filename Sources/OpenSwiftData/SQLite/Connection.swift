@@ -1,0 +1,98 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection: opened with WAL, foreign keys and a busy timeout, with its
+/// prepared statements cached by SQL text. Closed when the last reference goes.
+///
+/// Not thread-safe: a connection belongs to one `ModelContext` (or the container), which
+/// uses it from one thread at a time.
+final class Connection {
+    let handle: OpaquePointer
+    let path: String
+    private var cache: [String: Statement] = [:]
+    /// Every SQL statement run, when tracing is on (tests read it).
+    var trace: ((String) -> Void)?
+
+    /// - Parameters:
+    ///   - path: a file path, or a `file:` URI (in-memory stores use `file:/name?vfs=memdb`).
+    init(path: String, busyTimeout: Int32 = 10_000) throws {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: "cannot open \(path): \(message)", sql: nil)
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeout)
+        try SQLFunctions.register(on: db)
+        try execute("PRAGMA foreign_keys = ON")
+        if !path.hasPrefix("file:") {
+            try execute("PRAGMA journal_mode = WAL")
+            try execute("PRAGMA synchronous = NORMAL")
+        }
+    }
+
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    func error(_ rc: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    /// Runs one or more statements that take no parameters.
+    func execute(_ sql: String) throws {
+        trace?(sql)
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(code: rc, message: text, sql: sql)
+        }
+    }
+
+    /// The cached prepared statement for `sql`, reset and ready to bind.
+    func statement(_ sql: String) throws -> Statement {
+        trace?(sql)
+        if let cached = cache[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try Statement(connection: self, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// Runs `sql` with `values` and returns every row.
+    func rows(_ sql: String, _ values: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+        let stmt = try statement(sql)
+        try stmt.bind(values)
+        var result: [[SQLiteValue]] = []
+        let n = stmt.columnCount
+        while try stmt.step() { result.append((0..<n).map(stmt.column)) }
+        stmt.reset()
+        return result
+    }
+
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import CSQLite
+import Foundation
+
+/// The collation and functions every connection registers.
+///
+/// - `DECIMAL` collation: compares TEXT columns holding `Decimal` values numerically and
+///   exactly, so `ORDER BY amount` and `amount > ?` are right for Decimal properties.
+/// - `osd_fold(text)`: case- and diacritic-folded text, for `localizedStandardContains`.
+enum SQLFunctions {
+    static func register(on db: OpaquePointer) throws {
+        var rc = sqlite3_create_collation_v2(db, "DECIMAL", SQLITE_UTF8, nil, { _, n1, p1, n2, p2 in
+            let a = SQLFunctions.decimal(p1, n1), b = SQLFunctions.decimal(p2, n2)
+            return a < b ? -1 : (a > b ? 1 : 0)
+        }, nil)
+        guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "cannot register DECIMAL collation", sql: nil) }
+        rc = sqlite3_create_function_v2(db, "osd_fold", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { ctx, argc, argv in
+            guard let argv, let arg = argv[0], sqlite3_value_type(arg) != SQLITE_NULL, let p = sqlite3_value_text(arg) else {
+                sqlite3_result_null(ctx)
+                return
+            }
+            let text = String(cString: p)
+            sqlite3_result_text(ctx, SQLFunctions.fold(text), -1, csqlite_transient())
+        }, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "cannot register osd_fold", sql: nil) }
+    }
+
+    /// How `localizedStandardContains` compares: case and diacritics ignored.
+    static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+    }
+
+    static func decimal(_ p: UnsafeRawPointer?, _ n: Int32) -> Decimal {
+        guard let p, n > 0 else { return 0 }
+        let text = String(decoding: UnsafeRawBufferPointer(start: p, count: Int(n)), as: UTF8.self)
+        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) ?? 0
+    }
+}

@@ -1,0 +1,16 @@
+import Foundation
+
+/// Entities are derived from a model type alone, so each type's is built once per process.
+enum EntityCache {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var entities: [ObjectIdentifier: Schema.Entity] = [:]
+
+    static func entity(for type: any PersistentModel.Type) -> Schema.Entity {
+        lock.lock()
+        defer { lock.unlock() }
+        if let entity = entities[ObjectIdentifier(type)] { return entity }
+        let entity = Schema.Entity(type: type)
+        entities[ObjectIdentifier(type)] = entity
+        return entity
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+extension Schema {
+    /// One model type: its table and its columns.
+    public final class Entity: @unchecked Sendable {
+        public let name: String
+        public let type: any PersistentModel.Type
+        public let properties: [Property]
+        let byKeyPath: [AnyKeyPath: Int]
+        let byName: [String: Int]
+
+        /// The table name, quoted for SQL.
+        var table: String { quoted(name) }
+
+        init(type: any PersistentModel.Type) {
+            self.type = type
+            self.name = String(describing: type)
+            self.properties = type.schemaMetadata.enumerated().map { Property(index: $0.offset, metadata: $0.element) }
+            byKeyPath = Dictionary(properties.map { ($0.keyPath, $0.index) }, uniquingKeysWith: { a, _ in a })
+            byName = Dictionary(properties.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
+        }
+
+        public func property(for keyPath: AnyKeyPath) -> Property? { byKeyPath[keyPath].map { properties[$0] } }
+        public func property(named name: String) -> Property? { byName[name].map { properties[$0] } }
+
+        /// Properties stored in this entity's own table (attributes and to-one foreign keys).
+        var columns: [Property] { properties.filter(\.hasColumn) }
+        var uniqueColumns: [Property] { columns.filter(\.isUnique) }
+
+        static func relatedType(of type: Any.Type) -> (type: any PersistentModel.Type, toMany: Bool)? {
+            if let model = type as? any PersistentModel.Type { return (model, false) }
+            if let optional = type as? any _OptionalType.Type, let model = optional._wrappedType as? any PersistentModel.Type {
+                return (model, false)
+            }
+            if let array = type as? any _ArrayType.Type, let model = array._elementType as? any PersistentModel.Type {
+                return (model, true)
+            }
+            return nil
+        }
+    }
+
+    /// One persisted property of an entity.
+    public struct Property: @unchecked Sendable {
+        public enum Kind {
+            case attribute(ValueCodecBox)
+            case toOne(any PersistentModel.Type)
+            case toMany(any PersistentModel.Type)
+            case unsupported(String)
+        }
+
+        public let name: String
+        public let index: Int
+        public let keyPath: AnyKeyPath
+        public let kind: Kind
+        public let attribute: Attribute?
+        public let relationship: Relationship?
+        let metadata: PropertyMetadata
+
+        init(index: Int, metadata: PropertyMetadata) {
+            self.name = metadata.name
+            self.index = index
+            self.keyPath = metadata.keyPath
+            self.attribute = metadata.attribute
+            self.relationship = metadata.relationship
+            self.metadata = metadata
+            if let related = Entity.relatedType(of: metadata.valueType) {
+                kind = related.toMany ? .toMany(related.type) : .toOne(related.type)
+            } else if let codec = metadata.makeCodec() {
+                kind = .attribute(ValueCodecBox(codec))
+            } else {
+                kind = .unsupported(String(describing: metadata.valueType))
+            }
+        }
+
+        var codec: ValueCodec? {
+            if case .attribute(let box) = kind { return box.codec }
+            return nil
+        }
+        var hasColumn: Bool {
+            switch kind {
+            case .attribute, .toOne: return true
+            case .toMany, .unsupported: return false
+            }
+        }
+        public var isUnique: Bool { attribute?.isUnique ?? false }
+        public var isExternalStorage: Bool { attribute?.isExternalStorage ?? false }
+        public var isRelationship: Bool {
+            switch kind {
+            case .toOne, .toMany: return true
+            default: return false
+            }
+        }
+        public var isOptional: Bool { metadata.valueType is any _OptionalType.Type }
+        func nilValue() -> Any? { (metadata.valueType as? any _OptionalType.Type)?._nilValue }
+        func emptyArray() -> Any? { (metadata.valueType as? any _ArrayType.Type)?._empty }
+        /// The column name: the property name (renames come through `originalName`).
+        var column: String { quoted(name) }
+    }
+
+    /// Hides the codec's closures from the public interface.
+    public struct ValueCodecBox {
+        let codec: ValueCodec
+        init(_ codec: ValueCodec) { self.codec = codec }
+    }
+}
+
+/// An SQL identifier in double quotes.
+func quoted(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// The set of model types a container stores, resolved into entities and properties.
+///
+/// ```swift
+/// let schema = Schema([Student.self, Quiz.self, Grade.self])
+/// ```
+public final class Schema: @unchecked Sendable {
+    public let entities: [Entity]
+    private let byType: [ObjectIdentifier: Entity]
+    private let byName: [String: Entity]
+
+    public convenience init(_ types: any PersistentModel.Type...) {
+        self.init(types)
+    }
+
+    public init(_ types: [any PersistentModel.Type]) {
+        var seen = Set<ObjectIdentifier>()
+        var ordered: [any PersistentModel.Type] = []
+        // Models reachable through relationships belong to the schema too, as in SwiftData.
+        var queue = types
+        while !queue.isEmpty {
+            let type = queue.removeFirst()
+            guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
+            ordered.append(type)
+            for metadata in type.schemaMetadata {
+                if let target = Entity.relatedType(of: metadata.valueType)?.type { queue.append(target) }
+            }
+        }
+        entities = ordered.map { EntityCache.entity(for: $0) }
+        byType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
+        byName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The entity of a model type, if the schema holds it.
+    public func entity(for type: any PersistentModel.Type) -> Entity? { byType[ObjectIdentifier(type)] }
+    public func entity(named name: String) -> Entity? { byName[name] }
+
+    func requireEntity(for type: any PersistentModel.Type) throws -> Entity {
+        guard let entity = entity(for: type) else { throw ModelError.unknownModel(String(describing: type)) }
+        return entity
+    }
+
+    /// Problems that make the schema unusable (a property type with no stored form).
+    func validate() throws {
+        for entity in entities {
+            for property in entity.properties {
+                if case .unsupported(let type) = property.kind {
+                    throw ModelError.unsupportedType(model: entity.name, property: property.name, type: type)
+                }
+            }
+        }
+    }
+}

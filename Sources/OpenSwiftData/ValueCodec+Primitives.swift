@@ -1,0 +1,130 @@
+import Foundation
+
+// How each primitive is stored. Dates are REAL seconds since 2001-01-01 (Date's own
+// representation, so the round trip is exact); UUIDs are upper-case TEXT; Decimals are
+// TEXT compared by the DECIMAL collation; UInt64 values above Int64.max keep their bit
+// pattern (exact round trip, but they sort as negative numbers in SQL).
+
+extension String: SQLiteValueConvertible {
+    public static var sqliteColumnType: String { "TEXT" }
+    public var sqliteValue: SQLiteValue { .text(self) }
+    public init?(sqliteValue: SQLiteValue) {
+        guard case .text(let v) = sqliteValue else { return nil }
+        self = v
+    }
+}
+
+extension Bool: SQLiteValueConvertible {
+    public static var sqliteColumnType: String { "INTEGER" }
+    public var sqliteValue: SQLiteValue { .integer(self ? 1 : 0) }
+    public init?(sqliteValue: SQLiteValue) {
+        guard case .integer(let v) = sqliteValue else { return nil }
+        self = v != 0
+    }
+}
+
+extension Double: SQLiteValueConvertible {
+    public static var sqliteColumnType: String { "REAL" }
+    public var sqliteValue: SQLiteValue { .real(self) }
+    public init?(sqliteValue: SQLiteValue) {
+        switch sqliteValue {
+        case .real(let v): self = v
+        case .integer(let v): self = Double(v)
+        default: return nil
+        }
+    }
+}
+
+extension Float: SQLiteValueConvertible {
+    public static var sqliteColumnType: String { "REAL" }
+    public var sqliteValue: SQLiteValue { .real(Double(self)) }
+    public init?(sqliteValue: SQLiteValue) {
+        guard let d = Double(sqliteValue: sqliteValue) else { return nil }
+        self = Float(d)
+    }
+}
+
+/// Integers of every width store as INTEGER; unsigned 64-bit values keep their bit pattern.
+public protocol _SQLiteInteger: FixedWidthInteger, SQLiteValueConvertible {}
+
+extension _SQLiteInteger {
+    public static var sqliteColumnType: String { "INTEGER" }
+    public var sqliteValue: SQLiteValue {
+        .integer(Self.bitWidth == 64 && !Self.isSigned ? Int64(bitPattern: UInt64(truncatingIfNeeded: self)) : Int64(self))
+    }
+    public init?(sqliteValue: SQLiteValue) {
+        guard case .integer(let v) = sqliteValue else { return nil }
+        if Self.bitWidth == 64 && !Self.isSigned {
+            self.init(truncatingIfNeeded: UInt64(bitPattern: v))
+        } else {
+            guard let exact = Self(exactly: v) else { return nil }
+            self = exact
+        }
+    }
+}
+
+extension Int: _SQLiteInteger {}
+extension Int8: _SQLiteInteger {}
+extension Int16: _SQLiteInteger {}
+extension Int32: _SQLiteInteger {}
+extension Int64: _SQLiteInteger {}
+extension UInt: _SQLiteInteger {}
+extension UInt8: _SQLiteInteger {}
+extension UInt16: _SQLiteInteger {}
+extension UInt32: _SQLiteInteger {}
+extension UInt64: _SQLiteInteger {}
+
+extension Date: SQLiteValueConvertible {
+    public static var sqliteColumnType: String { "REAL" }
+    public var sqliteValue: SQLiteValue { .real(timeIntervalSinceReferenceDate) }
+    public init?(sqliteValue: SQLiteValue) {
+        guard let d = Double(sqliteValue: sqliteValue) else { return nil }
+        self = Date(timeIntervalSinceReferenceDate: d)
+    }
+}
+
+extension UUID: SQLiteValueConvertible {
+    public static var sqliteColumnType: String { "TEXT" }
+    public var sqliteValue: SQLiteValue { .text(uuidString) }
+    public init?(sqliteValue: SQLiteValue) {
+        guard case .text(let v) = sqliteValue, let id = UUID(uuidString: v) else { return nil }
+        self = id
+    }
+}
+
+extension URL: SQLiteValueConvertible {
+    public static var sqliteColumnType: String { "TEXT" }
+    public var sqliteValue: SQLiteValue { .text(absoluteString) }
+    public init?(sqliteValue: SQLiteValue) {
+        guard case .text(let v) = sqliteValue, let url = URL(string: v) else { return nil }
+        self = url
+    }
+}
+
+extension Data: SQLiteValueConvertible {
+    public static var sqliteColumnType: String { "BLOB" }
+    public var sqliteValue: SQLiteValue { .blob(self) }
+    public init?(sqliteValue: SQLiteValue) {
+        switch sqliteValue {
+        case .blob(let v): self = v
+        case .text(let v): self = Data(v.utf8)
+        default: return nil
+        }
+    }
+}
+
+extension Decimal: SQLiteValueConvertible {
+    public static var sqliteColumnType: String { "TEXT" }
+    public static var sqliteCollation: String? { "DECIMAL" }
+    public var sqliteValue: SQLiteValue { .text(description) }
+    public init?(sqliteValue: SQLiteValue) {
+        switch sqliteValue {
+        case .text(let v):
+            guard let d = Decimal(string: v, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+            self = d
+        case .integer(let v): self = Decimal(v)
+        case .real(let v): self = Decimal(v)
+        default: return nil
+        }
+    }
+}
