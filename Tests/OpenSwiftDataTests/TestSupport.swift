@@ -17,3 +17,34 @@ func container(_ types: any PersistentModel.Type..., at url: URL, policy: ModelC
     let schema = Schema(types)
     return try ModelContainer(for: schema, configurations: [ModelConfiguration(schema: schema, url: url, uniquenessPolicy: policy)])
 }
+
+import CSQLite
+
+/// Reads a store file directly through the C API, to check what is really on disk.
+struct SQLiteProbe {
+    let url: URL
+    init(_ url: URL) { self.url = url }
+
+    func rows(_ sql: String) throws -> [[String]] {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw ProbeError.open }
+        defer { sqlite3_close_v2(db) }
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK else {
+            throw ProbeError.sql(String(cString: sqlite3_errmsg(db)))
+        }
+        defer { sqlite3_finalize(stmt) }
+        var result: [[String]] = []
+        while sqlite3_step(stmt) == SQLITE_ROW {
+            result.append((0..<sqlite3_column_count(stmt)).map { i in
+                sqlite3_column_type(stmt, i) == SQLITE_NULL ? "NULL" : String(cString: sqlite3_column_text(stmt, i))
+            })
+        }
+        return result
+    }
+
+    func row(_ sql: String) throws -> [String] { try rows(sql).first ?? [] }
+    func scalar(_ sql: String) throws -> String { try row(sql).first ?? "" }
+
+    enum ProbeError: Error { case open, sql(String) }
+}

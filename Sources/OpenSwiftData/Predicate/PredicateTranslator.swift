@@ -84,7 +84,7 @@ struct PredicateTranslator {
 
     static func describe(_ type: Any.Type) -> String {
         let name = String(reflecting: type)
-        return name.replacingOccurrences(of: "Foundation.", with: "")
+        return ["FoundationEssentials.", "Foundation.", "Swift."].reduce(name) { $0.replacingOccurrences(of: $1, with: "") }
     }
 
     // MARK: Helpers for the expression conformances

@@ -80,6 +80,17 @@ final class Connection {
         return result
     }
 
+    /// The value of a PRAGMA, as text.
+    func pragma(_ name: String) -> String? {
+        guard let row = try? rows("PRAGMA \(name)").first, let value = row.first else { return nil }
+        switch value {
+        case .integer(let v): return String(v)
+        case .text(let v): return v
+        default: return nil
+        }
+    }
+
+    var cachedStatementCount: Int { cache.count }
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

@@ -43,7 +43,7 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPr
             }
         case .toMany(let target, let inverseColumn, let ownerAlias):
             let count = SQLFragment("(SELECT count(*) FROM \(target.table) WHERE \(target.table).\(inverseColumn) = \(ownerAlias).\"_pk\")")
-            if keyPath == \[Output].count as AnyKeyPath || isCollectionCount { return .value(count) }
+            if isCollectionCount { return .value(count) }
             if isCollectionIsEmpty { return .value(count + " = 0") }
             throw PredicateTranslationError.unsupportedUse(expression: "\(keyPath)", reason: "only .count and .isEmpty of a to-many relationship are translated")
         case .value(let fragment):
@@ -60,9 +60,13 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPr
         }
     }
 
-    /// `\X.count` for any collection X, recognised by the last component's name.
-    private var isCollectionCount: Bool { "\(keyPath)".hasSuffix(".count") }
-    private var isCollectionIsEmpty: Bool { "\(keyPath)".hasSuffix(".isEmpty") }
+    /// `\String.count`, `\[Element].count` (key paths compare equal wherever they were formed).
+    private var isCollectionCount: Bool {
+        (Root.Output.self as? any CountKeyPaths.Type).map { $0.countKeyPath == keyPath } ?? false
+    }
+    private var isCollectionIsEmpty: Bool {
+        (Root.Output.self as? any CountKeyPaths.Type).map { $0.isEmptyKeyPath == keyPath } ?? false
+    }
 }
 
 extension PredicateExpressions.Value: SQLPredicateExpression {
@@ -89,4 +93,25 @@ extension PredicateExpressions.Value: ConstantSequence where Output: Sequence {
         guard let codec = ValueCodec.make(Output.Element.self) else { return nil }
         return value.map { codec.encode($0) }
     }
+}
+
+/// The `count` and `isEmpty` key paths of the collections a predicate can measure.
+protocol CountKeyPaths {
+    static var countKeyPath: AnyKeyPath { get }
+    static var isEmptyKeyPath: AnyKeyPath { get }
+}
+
+extension String: CountKeyPaths {
+    static var countKeyPath: AnyKeyPath { \String.count }
+    static var isEmptyKeyPath: AnyKeyPath { \String.isEmpty }
+}
+
+extension Substring: CountKeyPaths {
+    static var countKeyPath: AnyKeyPath { \Substring.count }
+    static var isEmptyKeyPath: AnyKeyPath { \Substring.isEmpty }
+}
+
+extension Array: CountKeyPaths {
+    static var countKeyPath: AnyKeyPath { \Array.count }
+    static var isEmptyKeyPath: AnyKeyPath { \Array.isEmpty }
 }

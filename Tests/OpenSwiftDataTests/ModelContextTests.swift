@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+@Suite struct ModelContextTests {
+    func memoryContainer() throws -> ModelContainer {
+        try ModelContainer(for: Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    }
+
+    @Test func insertSaveAndTrackedArrays() throws {
+        let context = try ModelContext(try memoryContainer())
+        #expect(!context.hasChanges)
+        let a = Item(name: "a", rank: 1)
+        context.insert(a)
+        #expect(context.hasChanges && context.insertedModelsArray.count == 1)
+        #expect(a.persistentModelID.isTemporary)
+        try context.save()
+        #expect(!context.hasChanges && context.insertedModelsArray.isEmpty)
+        #expect(!a.persistentModelID.isTemporary && a.persistentModelID.primaryKey == 1)
+        a.rank = 5
+        #expect(context.changedModelsArray.count == 1 && a.hasChanges)
+        context.delete(a)
+        #expect(context.deletedModelsArray.count == 1 && a.isDeleted)
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Item>()) == 0)
+    }
+
+    @Test func fetchingTheSameRowTwiceGivesTheSameInstance() throws {
+        let c = try memoryContainer()
+        let writer = try ModelContext(c)
+        writer.insert(Item(name: "a", rank: 1))
+        try writer.save()
+        let reader = try ModelContext(c)
+        let first = try reader.fetch(FetchDescriptor<Item>())
+        let second = try reader.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.rank == 1 }))
+        #expect(first.count == 1 && first[0] === second[0])
+        #expect(try reader.model(for: first[0].persistentModelID, as: Item.self) === first[0])
+    }
+
+    @Test func rollbackRestoresSavedValuesAndForgetsInserts() throws {
+        let context = try ModelContext(try memoryContainer())
+        let a = Item(name: "a", rank: 1)
+        context.insert(a)
+        try context.save()
+        a.rank = 99
+        a.note = "changed"
+        let b = Item(name: "b", rank: 2)
+        context.insert(b)
+        context.rollback()
+        #expect(a.rank == 1 && a.note == nil && !context.hasChanges)
+        #expect(try context.fetch(FetchDescriptor<Item>()).map(\.name) == ["a"])
+    }
+
+    @Test func unsavedChangesAreVisibleToFetchesButNotWritten() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Item.self, at: dir.store())
+        let context = try ModelContext(c)
+        context.insert(Item(name: "saved", rank: 1))
+        try context.save()
+        let pending = Item(name: "pending", rank: 2)
+        context.insert(pending)
+        let seen = try context.fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.rank)]))
+        #expect(seen.map(\.name) == ["saved", "pending"])
+        #expect(seen[1] === pending && pending.persistentModelID.isTemporary)
+        #expect(try context.fetchCount(FetchDescriptor<Item>()) == 2)
+        #expect(try SQLiteProbe(dir.store()).scalar("SELECT count(*) FROM Item") == "1")
+        var saved = FetchDescriptor<Item>()
+        saved.includePendingChanges = false
+        #expect(try context.fetchCount(saved) == 1)
+    }
+
+    @Test func limitOffsetAndMultipleSorts() throws {
+        let context = try ModelContext(try memoryContainer())
+        for (i, name) in ["d", "b", "a", "c", "e"].enumerated() { context.insert(Item(name: name, rank: i % 2)) }
+        try context.save()
+        var descriptor = FetchDescriptor<Item>(sortBy: [SortDescriptor(\.rank, order: .reverse), SortDescriptor(\.name)])
+        #expect(try context.fetch(descriptor).map(\.name) == ["b", "c", "a", "d", "e"])
+        descriptor.fetchOffset = 1
+        descriptor.fetchLimit = 2
+        #expect(try context.fetch(descriptor).map(\.name) == ["c", "a"])
+        #expect(try context.fetchCount(descriptor) == 2)
+        #expect(try context.fetchIdentifiers(descriptor).map(\.primaryKey) == [4, 3])
+    }
+
+    @Test func enumerateVisitsEveryRowInOrderAndReleasesBatches() throws {
+        let context = try ModelContext(try memoryContainer())
+        for i in 0..<250 { context.insert(Item(name: "n\(i)", rank: i)) }
+        try context.save()
+        let fresh = try ModelContext(context.container)
+        var ranks: [Int] = []
+        weak var firstSeen: Item?
+        try fresh.enumerate(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.rank, order: .reverse)]), batchSize: 100) { item in
+            if firstSeen == nil && ranks.isEmpty { firstSeen = item }
+            ranks.append(item.rank)
+        }
+        #expect(ranks == Array((0..<250).reversed()))
+        #expect(firstSeen == nil, "enumerate kept a model of an earlier batch alive")
+    }
+
+    @Test func deleteWhereRemovesMatchingRows() throws {
+        let context = try ModelContext(try memoryContainer())
+        for i in 0..<10 { context.insert(Item(name: "n\(i)", rank: i)) }
+        try context.save()
+        try context.delete(model: Item.self, where: #Predicate { $0.rank >= 7 })
+        #expect(context.deletedModelsArray.count == 3)
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.rank)])).map(\.rank) == Array(0..<7))
+    }
+
+    @Test func transactionSavesOrRollsBack() throws {
+        let context = try ModelContext(try memoryContainer())
+        try context.transaction { context.insert(Item(name: "kept", rank: 1)) }
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try context.transaction {
+                context.insert(Item(name: "dropped", rank: 2))
+                throw Stop()
+            }
+        }
+        #expect(!context.hasChanges)
+        #expect(try context.fetch(FetchDescriptor<Item>()).map(\.name) == ["kept"])
+    }
+
+    @Test func transientPropertiesAreNotStored() throws {
+        let dir = TemporaryDirectory()
+        do {
+            let c = try container(Item.self, at: dir.store())
+            let item = Item(name: "t", rank: 1)
+            item.scratch = 42
+            c.mainContext.insert(item)
+            try c.mainContext.save()
+        }
+        let columns = try SQLiteProbe(dir.store()).rows("SELECT name FROM pragma_table_info('Item')").map { $0[0] }
+        #expect(columns == ["_pk", "name", "rank", "price", "note", "created", "mood", "tags"])
+        let c = try container(Item.self, at: dir.store())
+        #expect(try c.mainContext.fetch(FetchDescriptor<Item>()).first?.scratch == 0)
+    }
+
+    @Test func storeUsesWALForeignKeysAndUniqueIndexes() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Item.self, at: dir.store())
+        c.mainContext.insert(Item(name: "a", rank: 1))
+        try c.mainContext.save()
+        let probe = SQLiteProbe(dir.store())
+        #expect(try probe.scalar("PRAGMA journal_mode") == "wal")
+        #expect(c.mainContext.connection.pragma("foreign_keys") == "1")
+        #expect(c.mainContext.connection.pragma("busy_timeout") == "10000")
+        #expect(try probe.scalar("SELECT sql FROM sqlite_master WHERE name = 'Item_name_unique'") == #"CREATE UNIQUE INDEX "Item_name_unique" ON "Item"("name")"#)
+    }
+
+    @Test func statementsArePreparedOnceAndReused() throws {
+        let context = try ModelContext(try memoryContainer())
+        for i in 0..<50 { context.insert(Item(name: "n\(i)", rank: i)) }
+        try context.save()
+        #expect(context.connection.cachedStatementCount <= 3)
+    }
+}
