@@ -1,1 +1,185 @@
-print("bench")
+// OpenSwiftData against the SQLite C API, side by side in one run.
+//
+//   swift run -c release osd-bench [ROWS=100000] [REPS=3]
+//
+// The workload mirrors ../shared/bench/sqlite_bench.c: rows (UUID text id, title, date, 0–400
+// characters of notes) generated before any clock starts; then, on a fresh store each repetition:
+//   insert        create the models, insert them, save (one transaction)  | C: BEGIN, bind/step/reset, COMMIT
+//   fetch_sorted  reopen, fetch every model sorted by date                | C: SELECT … ORDER BY date, copy columns out
+//   fetch_1pct    fetch the models whose date lies in 1% of the span      | C: the same WHERE, copy columns out
+// Each figure prints the median time of both and the ratio (OpenSwiftData / C API).
+import CSQLite
+import Foundation
+import OpenSwiftData
+
+@Model final class Entry {
+    @Attribute(.unique) var id: String
+    var title: String
+    var date: Date
+    var notes: String
+
+    init(id: String, title: String, date: Date, notes: String) {
+        self.id = id
+        self.title = title
+        self.date = date
+        self.notes = notes
+    }
+}
+
+struct Row { var id: String; var title: String; var date: Double; var notes: String }
+
+var rng: UInt64 = 0x9E37_79B9_7F4A_7C15
+func next() -> UInt64 {
+    rng ^= rng >> 12; rng ^= rng << 25; rng ^= rng >> 27
+    return rng &* 2_685_821_657_736_338_717
+}
+
+let words = ["beach", "mountain", "birthday", "garden", "city", "harbour", "snow", "forest",
+             "market", "concert", "wedding", "river", "sunset", "museum", "train", "picnic"]
+let date0 = 1.5e9, span = 2e8
+
+func makeRows(_ n: Int) -> [Row] {
+    (0..<n).map { i in
+        let title = "Day \(i): \(words[Int(next() % 16)]) and \(words[Int(next() % 16)])"
+        let date = date0 + Double(next() % UInt64(span)) + Double(next() % 1000) / 1000
+        let length = Int(next() % 401)
+        let notes = String((0..<length).map { _ in next() % 7 == 0 ? " " : Character(UnicodeScalar(UInt8(97 + next() % 26))) })
+        return Row(id: UUID().uuidString, title: title, date: date, notes: notes)
+    }
+}
+
+func now() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
+}
+
+func removeStore(_ path: String) {
+    for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+}
+
+// MARK: C API
+
+func exec(_ db: OpaquePointer?, _ sql: String) {
+    guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { fatalError(String(cString: sqlite3_errmsg(db))) }
+}
+
+func openC(_ path: String) -> OpaquePointer? {
+    var db: OpaquePointer?
+    sqlite3_open(path, &db)
+    exec(db, "PRAGMA journal_mode=WAL")
+    exec(db, "PRAGMA synchronous=NORMAL")
+    return db
+}
+
+struct Out { var id: String; var title: String; var date: Double; var notes: String }
+
+func fetchC(_ db: OpaquePointer?, _ sql: String, _ lo: Double?, _ hi: Double?) -> [Out] {
+    var st: OpaquePointer?
+    sqlite3_prepare_v2(db, sql, -1, &st, nil)
+    if let lo, let hi { sqlite3_bind_double(st, 1, lo); sqlite3_bind_double(st, 2, hi) }
+    var out: [Out] = []
+    while sqlite3_step(st) == SQLITE_ROW {
+        out.append(Out(id: String(cString: sqlite3_column_text(st, 0)), title: String(cString: sqlite3_column_text(st, 1)),
+                       date: sqlite3_column_double(st, 2), notes: String(cString: sqlite3_column_text(st, 3))))
+    }
+    sqlite3_finalize(st)
+    return out
+}
+
+func runC(_ rows: [Row], path: String, lo: Double, hi: Double) -> [String: Double] {
+    removeStore(path)
+    var db = openC(path)
+    exec(db, "CREATE TABLE entries(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, date REAL NOT NULL, notes TEXT NOT NULL)")
+    var st: OpaquePointer?
+    sqlite3_prepare_v2(db, "INSERT INTO entries(id,title,date,notes) VALUES(?,?,?,?)", -1, &st, nil)
+    var t = now()
+    exec(db, "BEGIN")
+    for r in rows {
+        sqlite3_bind_text(st, 1, r.id, -1, csqlite_transient())
+        sqlite3_bind_text(st, 2, r.title, -1, csqlite_transient())
+        sqlite3_bind_double(st, 3, r.date)
+        sqlite3_bind_text(st, 4, r.notes, -1, csqlite_transient())
+        guard sqlite3_step(st) == SQLITE_DONE else { fatalError("step") }
+        sqlite3_reset(st)
+    }
+    exec(db, "COMMIT")
+    var result = ["insert": now() - t]
+    sqlite3_finalize(st)
+    sqlite3_close(db)
+    db = openC(path)
+    t = now()
+    let all = fetchC(db, "SELECT id,title,date,notes FROM entries ORDER BY date", nil, nil)
+    result["fetch_sorted"] = now() - t
+    precondition(all.count == rows.count)
+    t = now()
+    let slice = fetchC(db, "SELECT id,title,date,notes FROM entries WHERE date >= ?1 AND date < ?2 ORDER BY date", lo, hi)
+    result["fetch_1pct"] = now() - t
+    precondition(slice.count > rows.count / 200)
+    sqlite3_close(db)
+    removeStore(path)
+    return result
+}
+
+// MARK: OpenSwiftData
+
+func runModel(_ rows: [Row], path: String, lo: Double, hi: Double) throws -> [String: Double] {
+    removeStore(path)
+    var result: [String: Double] = [:]
+    do {
+        let container = try ModelContainer(for: Entry.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        let context = try ModelContext(container)
+        let t = now()
+        for r in rows {
+            context.insert(Entry(id: r.id, title: r.title, date: Date(timeIntervalSince1970: r.date), notes: r.notes))
+        }
+        let t1 = now()
+        try context.save()
+        result["insert"] = now() - t
+        if ProcessInfo.processInfo.environment["OSD_BENCH_PHASES"] != nil {
+            print("  insert phases: objects+insert \(String(format: "%.3f", t1 - t)) s, save \(String(format: "%.3f", now() - t1)) s")
+        }
+    }
+    let container = try ModelContainer(for: Entry.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+    let context = try ModelContext(container)
+    var t = now()
+    let all = try context.fetch(FetchDescriptor<Entry>(sortBy: [SortDescriptor(\.date)]))
+    result["fetch_sorted"] = now() - t
+    precondition(all.count == rows.count)
+    let from = Date(timeIntervalSince1970: lo), to = Date(timeIntervalSince1970: hi)
+    let fresh = try ModelContext(container)
+    t = now()
+    let slice = try fresh.fetch(FetchDescriptor<Entry>(predicate: #Predicate { $0.date >= from && $0.date < to }, sortBy: [SortDescriptor(\.date)]))
+    result["fetch_1pct"] = now() - t
+    precondition(slice.count > rows.count / 200)
+    _ = all.count
+    removeStore(path)
+    return result
+}
+
+let args = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+let n = args.first ?? 100_000
+let reps = args.count > 1 ? args[1] : 3
+let rows = makeRows(n)
+let lo = date0 + 0.5 * span, hi = lo + 0.01 * span
+let dir = FileManager.default.temporaryDirectory.path
+var samples: [String: (model: [Double], c: [Double])] = [:]
+print("# OpenSwiftData vs SQLite \(String(cString: sqlite3_libversion())) C API, \(n) rows, \(reps) repetitions, WAL, synchronous=NORMAL")
+for rep in 0..<reps {
+    // Alternate which side runs first, so neither always pays for the other's dirty pages.
+    var c: [String: Double] = [:], m: [String: Double] = [:]
+    if rep % 2 == 0 {
+        c = runC(rows, path: dir + "/osd-bench-c.db", lo: lo, hi: hi)
+        m = try runModel(rows, path: dir + "/osd-bench-model.store", lo: lo, hi: hi)
+    } else {
+        m = try runModel(rows, path: dir + "/osd-bench-model.store", lo: lo, hi: hi)
+        c = runC(rows, path: dir + "/osd-bench-c.db", lo: lo, hi: hi)
+    }
+    for key in c.keys { samples[key, default: ([], [])].c.append(c[key]!); samples[key, default: ([], [])].model.append(m[key]!) }
+}
+func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+print("figure\tOpenSwiftData_s\tC_API_s\tratio")
+for key in ["insert", "fetch_sorted", "fetch_1pct"] {
+    let m = median(samples[key]!.model), c = median(samples[key]!.c)
+    print("\(key)\t\(String(format: "%.4f", m))\t\(String(format: "%.4f", c))\t\(String(format: "%.2f", m / c))x")
+}

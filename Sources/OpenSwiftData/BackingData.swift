@@ -26,7 +26,14 @@ public final class _BackingData {
     /// Lazily loaded values (external storage, to-many relationships) not read yet.
     var unloaded = IndexSetBits()
 
+    /// Whether the context's registry has an entry for this model.
+    var isRegistered = false
+
     public init() { values = [] }
+
+    deinit {
+        if isRegistered, let entity, let context { context.unregister(self, entity: ObjectIdentifier(entity.type)) }
+    }
 
     init(values: ContiguousArray<Any?>, primaryKey: Int64) {
         self.values = values

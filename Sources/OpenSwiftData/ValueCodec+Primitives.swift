@@ -7,6 +7,9 @@ import Foundation
 
 extension String: SQLiteValueConvertible {
     public static var sqliteColumnType: String { "TEXT" }
+    static func read(from statement: Statement, column i: Int32) -> String? {
+        statement.isText(i) ? statement.text(i) : String(sqliteValue: statement.column(i))
+    }
     public var sqliteValue: SQLiteValue { .text(self) }
     public init?(sqliteValue: SQLiteValue) {
         guard case .text(let v) = sqliteValue else { return nil }
@@ -76,6 +79,9 @@ extension UInt64: _SQLiteInteger {}
 
 extension Date: SQLiteValueConvertible {
     public static var sqliteColumnType: String { "REAL" }
+    static func read(from statement: Statement, column i: Int32) -> Date? {
+        statement.isNull(i) ? nil : Date(timeIntervalSinceReferenceDate: statement.double(i))
+    }
     public var sqliteValue: SQLiteValue { .real(timeIntervalSinceReferenceDate) }
     public init?(sqliteValue: SQLiteValue) {
         guard let d = Double(sqliteValue: sqliteValue) else { return nil }

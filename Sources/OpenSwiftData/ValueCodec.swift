@@ -12,19 +12,34 @@ public protocol SQLiteValueConvertible {
 
 extension SQLiteValueConvertible {
     public static var sqliteCollation: String? { nil }
+    static func read(from statement: Statement, column i: Int32) -> Self? { Self(sqliteValue: statement.column(i)) }
 }
 
 /// How one Swift type is stored in one column: chosen once per property, at schema time.
 ///
 /// Primitives map directly; optionals wrap another codec; enums with a raw value store the raw
 /// value (so predicates on them work); any other `Codable` value is stored as JSON text.
-struct ValueCodec {
-    var columnType: String
-    var collation: String?
-    var isOptional = false
-    var isJSON = false
-    var encode: (Any) -> SQLiteValue
-    var decode: (SQLiteValue) -> Any?
+final class ValueCodec {
+    let columnType: String
+    let collation: String?
+    let isOptional: Bool
+    let isJSON: Bool
+    let encode: (Any) -> SQLiteValue
+    let decode: (SQLiteValue) -> Any?
+    /// Reads column `i` of the current row straight into a value (nil when it cannot be read).
+    let read: (Statement, Int32) -> Any?
+
+    init(columnType: String, collation: String?, isOptional: Bool = false, isJSON: Bool = false,
+         encode: @escaping (Any) -> SQLiteValue, decode: @escaping (SQLiteValue) -> Any?,
+         read: ((Statement, Int32) -> Any?)? = nil) {
+        self.columnType = columnType
+        self.collation = collation
+        self.isOptional = isOptional
+        self.isJSON = isJSON
+        self.encode = encode
+        self.decode = decode
+        self.read = read ?? { statement, i in decode(statement.column(i)) }
+    }
 
     /// The codec for `T`, or nil if `T` cannot be stored.
     static func make<T>(_ type: T.Type) -> ValueCodec? {
@@ -44,7 +59,8 @@ struct ValueCodec {
         ValueCodec(
             columnType: P.sqliteColumnType, collation: P.sqliteCollation,
             encode: { ($0 as! P).sqliteValue },
-            decode: { P(sqliteValue: $0) }
+            decode: { P(sqliteValue: $0) },
+            read: { P.read(from: $0, column: $1) }
         )
     }
 
@@ -75,18 +91,23 @@ struct ValueCodec {
 
     static func optionalCodec<W>(_: W.Type) -> ValueCodec? {
         guard let wrapped = make(W.self) else { return nil }
-        var codec = wrapped
-        codec.isOptional = true
-        codec.encode = { value in
-            guard let unwrapped = value as! W? else { return .null }
-            return wrapped.encode(unwrapped)
-        }
-        codec.decode = { stored in
-            if case .null = stored { return W?.none as Any }
-            guard let value = wrapped.decode(stored) else { return nil }
-            return (value as! W) as W? as Any
-        }
-        return codec
+        return ValueCodec(
+            columnType: wrapped.columnType, collation: wrapped.collation, isOptional: true, isJSON: wrapped.isJSON,
+            encode: { value in
+                guard let unwrapped = value as! W? else { return .null }
+                return wrapped.encode(unwrapped)
+            },
+            decode: { stored in
+                if case .null = stored { return W?.none as Any }
+                guard let value = wrapped.decode(stored) else { return nil }
+                return (value as! W) as W? as Any
+            },
+            read: { statement, i in
+                if statement.isNull(i) { return W?.none as Any }
+                guard let value = wrapped.read(statement, i) else { return nil }
+                return (value as! W) as W? as Any
+            }
+        )
     }
 }
 

@@ -48,3 +48,40 @@ struct SQLiteProbe {
 
     enum ProbeError: Error { case open, sql(String) }
 }
+
+/// The package's build folder, where `swift build` puts the executables.
+func productURL(_ name: String) -> URL {
+    var dir = URL(fileURLWithPath: #filePath)
+    while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
+        dir.deleteLastPathComponent()
+    }
+    for config in ["debug", "release"] {
+        let url = dir.appendingPathComponent(".build/\(config)/\(name)")
+        if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+    }
+    return dir.appendingPathComponent(".build/debug/\(name)")
+}
+
+struct ProcessResult {
+    var exitCode: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs one of the package's executables and waits for it.
+func runProduct(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = productURL(name)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    for (k, v) in environment { env[k] = v }
+    process.environment = env
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessResult(exitCode: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+}

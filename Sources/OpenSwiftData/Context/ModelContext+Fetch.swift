@@ -112,32 +112,31 @@ extension ModelContext {
     /// The registered object for the current row, or a new one built from its columns.
     func materialize<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, from statement: Statement) throws -> T {
         let key = RegistryKey(entity: ObjectIdentifier(T.self), primaryKey: statement.int64(0))
-        if let pending = pendingByKey[key] { return pending as! T }
+        if !pendingByKey.isEmpty, let pending = pendingByKey[key] { return pending as! T }
         if let existing = registry[key]?.object { return unsafeDowncast(existing, to: T.self) }
-        var values = ContiguousArray<Any?>(repeating: nil, count: entity.properties.count)
+        var values = ContiguousArray<Any?>(repeating: nil, count: entity.readPlan.count)
         var unloaded = IndexSetBits()
         var column: Int32 = 1
-        for property in entity.properties {
-            switch property.kind {
-            case .attribute(let box):
-                let stored = statement.column(column)
-                column += 1
-                guard let value = box.codec.decode(stored) else {
-                    throw ModelError.corruptValue(model: entity.name, property: property.name, stored: "\(stored)")
+        for (index, step) in entity.readPlan.enumerated() {
+            switch step.kind {
+            case .attribute:
+                guard let value = step.codec!.read(statement, column) else {
+                    let property = entity.properties[index]
+                    throw ModelError.corruptValue(model: entity.name, property: property.name, stored: "\(statement.column(column))")
                 }
-                values[property.index] = value
+                values[index] = value
+                column += 1
             case .toOne:
-                let stored = statement.column(column)
-                column += 1
-                if case .integer(let target) = stored {
-                    values[property.index] = ToOneFault(primaryKey: target)
-                    unloaded.insert(property.index)
+                if statement.isNull(column) {
+                    values[index] = step.nilValue
                 } else {
-                    values[property.index] = property.nilValue()
+                    values[index] = ToOneFault(primaryKey: statement.int64(column))
+                    unloaded.insert(index)
                 }
+                column += 1
             case .toMany:
-                unloaded.insert(property.index)
-            case .unsupported:
+                unloaded.insert(index)
+            case .none:
                 break
             }
         }
@@ -213,12 +212,5 @@ struct SelectQuery {
         if ordered, let limit { sql += " LIMIT \(limit)" }
         if ordered, let offset { sql += (limit == nil ? " LIMIT -1" : "") + " OFFSET \(offset)" }
         return sql
-    }
-}
-
-extension Schema.Entity {
-    /// `t0."_pk", t0."col", …`: the columns a fetch reads, in `columns` order.
-    var selectList: String {
-        (["t0.\"_pk\""] + columns.map { "t0.\($0.column)" }).joined(separator: ", ")
     }
 }

@@ -31,24 +31,38 @@ extension ModelContext {
                 try connection.statement("DELETE FROM \(backing.entity!.table) WHERE \"_pk\" = ?").run([.integer(backing.primaryKey)])
             }
             var pendingLinks: [(backing: _BackingData, property: Schema.Property, target: _BackingData)] = []
+            var lastEntity: Schema.Entity?
+            var statement: Statement?
             for model in insertedList {
                 let backing = model.persistentBackingData
                 let entity = backing.entity!
-                let statement = try connection.statement(entity.insertSQL(upsert: uniquenessPolicy == .upsert))
+                if entity !== lastEntity {
+                    statement = try connection.statement(entity.insertSQL(upsert: false))
+                    lastEntity = entity
+                }
                 var bindings: [SQLiteValue] = []
                 bindings.reserveCapacity(entity.columns.count)
                 for property in entity.columns {
-                    if case .toOne = property.kind, let target = relatedBacking(backing.values[property.index]), target.primaryKey <= 0 {
+                    if property.codec == nil, let target = relatedBacking(backing.values[property.index]), target.primaryKey <= 0 {
                         pendingLinks.append((backing, property, target))
                         bindings.append(.null)
                     } else {
                         bindings.append(encode(backing, property))
                     }
                 }
-                try statement.bind(bindings)
-                guard try statement.step() else { throw SQLiteError(code: SQLITE_ERROR, message: "INSERT returned no row", sql: statement.sql) }
-                let key = statement.int64(0)
-                statement.reset()
+                let key: Int64
+                do {
+                    // The common case: a plain INSERT, its key from sqlite3_last_insert_rowid.
+                    try statement!.run(bindings)
+                    key = connection.lastInsertRowID
+                } catch let error as SQLiteError where error.code == 2067 && uniquenessPolicy == .upsert && !entity.uniqueColumns.isEmpty {
+                    // A unique value matched a stored row: update that row instead (SwiftData's upsert).
+                    let upsert = try connection.statement(entity.insertSQL(upsert: true))
+                    try upsert.bind(bindings)
+                    guard try upsert.step() else { throw SQLiteError(code: SQLITE_ERROR, message: "upsert returned no row", sql: upsert.sql) }
+                    key = upsert.int64(0)
+                    upsert.reset()
+                }
                 assigned.append((backing, backing.primaryKey))
                 backing.primaryKey = key
             }
@@ -80,7 +94,7 @@ extension ModelContext {
     func encode(_ backing: _BackingData, _ property: Schema.Property) -> SQLiteValue {
         guard let value = backing.values[property.index] else { return .null }
         switch property.kind {
-        case .attribute(let box): return box.codec.encode(value)
+        case .attribute: return property.codec!.encode(value)
         case .toOne:
             if let fault = value as? ToOneFault { return .integer(fault.primaryKey) }
             guard let target = relatedBacking(value), target.primaryKey > 0 else { return .null }
@@ -115,6 +129,7 @@ extension ModelContext {
         for model in deletedList {
             let backing = model.persistentBackingData
             registry[RegistryKey(entity: ObjectIdentifier(type(of: model)), primaryKey: backing.primaryKey)] = nil
+            backing.isRegistered = false
             backing.state = .detached
             backing.context = nil
         }
@@ -134,15 +149,13 @@ extension ModelContext {
 }
 
 extension Schema.Entity {
-    /// `INSERT INTO t (…) VALUES (…) [ON CONFLICT DO UPDATE SET …] RETURNING "_pk"`.
+    /// `INSERT INTO t (…) VALUES (…)`, or with `upsert`, `… ON CONFLICT DO UPDATE SET … RETURNING "_pk"`.
     func insertSQL(upsert: Bool) -> String {
         let names = columns.map(\.column)
         var sql = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
         if names.isEmpty { sql = "INSERT INTO \(table) DEFAULT VALUES" }
-        if upsert && !uniqueColumns.isEmpty {
-            let sets = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            sql += " ON CONFLICT DO UPDATE SET \(sets)"
-        }
-        return sql + " RETURNING \"_pk\""
+        guard upsert else { return sql }
+        let sets = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        return sql + " ON CONFLICT DO UPDATE SET \(sets) RETURNING \"_pk\""
     }
 }

@@ -36,8 +36,9 @@ public final class ModelContext {
     var insertedList: [any PersistentModel] = []
     var changedList: [any PersistentModel] = []
     var deletedList: [any PersistentModel] = []
-    var registry: [RegistryKey: WeakModel] = [:]
-    private var registryPurgeAt = 1024
+    /// The live model of each loaded row. Entries are removed by the model's backing data when the
+    /// model is freed, so the registry holds no model alive and needs no weak references.
+    var registry: [RegistryKey: Registered] = [:]
     var nextTemporaryKey: Int64 = -1
     /// Rows written inside a pending-changes savepoint, so a fetch maps them to their unsaved objects.
     var pendingByKey: [RegistryKey: any PersistentModel] = [:]
@@ -47,9 +48,9 @@ public final class ModelContext {
         let primaryKey: Int64
     }
 
-    final class WeakModel {
-        weak var object: AnyObject?
-        init(_ object: AnyObject) { self.object = object }
+    struct Registered {
+        unowned(unsafe) let object: AnyObject
+        unowned(unsafe) let backing: _BackingData
     }
 
     /// A new context on its own SQLite connection.
@@ -208,12 +209,16 @@ public final class ModelContext {
         }
     }
 
-    func register(_ model: AnyObject, entity: ObjectIdentifier, primaryKey: Int64) {
-        registry[RegistryKey(entity: entity, primaryKey: primaryKey)] = WeakModel(model)
-        if registry.count >= registryPurgeAt {
-            registry = registry.filter { $0.value.object != nil }
-            registryPurgeAt = max(1024, registry.count * 2)
-        }
+    func register(_ model: any PersistentModel, entity: ObjectIdentifier, primaryKey: Int64) {
+        let backing = model.persistentBackingData
+        backing.isRegistered = true
+        registry[RegistryKey(entity: entity, primaryKey: primaryKey)] = Registered(object: model, backing: backing)
+    }
+
+    /// Called by a backing data as its model is freed.
+    func unregister(_ backing: _BackingData, entity: ObjectIdentifier) {
+        let key = RegistryKey(entity: entity, primaryKey: backing.primaryKey)
+        if let entry = registry[key], entry.backing === backing { registry[key] = nil }
     }
 }
 

@@ -23,6 +23,9 @@ final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Resets for another step; every parameter is bound again before it.
+    func resetKeepingBindings() { sqlite3_reset(handle) }
+
     func bind(_ values: [SQLiteValue]) throws {
         for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }
     }
@@ -33,7 +36,10 @@ final class Statement {
         case .null: rc = sqlite3_bind_null(handle, index)
         case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
         case .real(let v): rc = sqlite3_bind_double(handle, index, v)
-        case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, csqlite_transient())
+        case .text(var v):
+            rc = v.withUTF8 { utf8 in
+                sqlite3_bind_text(handle, index, UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), Int32(utf8.count), csqlite_transient())
+            }
         case .blob(let v):
             rc = v.withUnsafeBytes { raw in
                 sqlite3_bind_blob64(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(raw.count), csqlite_transient())
@@ -76,6 +82,9 @@ final class Statement {
     }
 
     func int64(_ i: Int32) -> Int64 { sqlite3_column_int64(handle, i) }
+    func double(_ i: Int32) -> Double { sqlite3_column_double(handle, i) }
+    func isNull(_ i: Int32) -> Bool { sqlite3_column_type(handle, i) == SQLITE_NULL }
+    func isText(_ i: Int32) -> Bool { sqlite3_column_type(handle, i) == SQLITE_TEXT }
 
     func text(_ i: Int32) -> String {
         guard let p = sqlite3_column_text(handle, i) else { return "" }

@@ -10,22 +10,51 @@ extension Schema {
         let byName: [String: Int]
 
         /// The table name, quoted for SQL.
-        var table: String { quoted(name) }
+        let table: String
+        /// Properties stored in this entity's own table (attributes and to-one foreign keys), in column order.
+        let columns: [Property]
+        let uniqueColumns: [Property]
+        let relationships: [Property]
+        /// How to read a fetched row: one step per property, in property order.
+        let readPlan: [ReadStep]
+        /// `t0."_pk", t0."col", …`: the columns a fetch reads, in `columns` order.
+        let selectList: String
 
         init(type: any PersistentModel.Type) {
             self.type = type
             self.name = String(describing: type)
+            self.table = quoted(name)
             self.properties = type.schemaMetadata.enumerated().map { Property(index: $0.offset, metadata: $0.element) }
             byKeyPath = Dictionary(properties.map { ($0.keyPath, $0.index) }, uniquingKeysWith: { a, _ in a })
             byName = Dictionary(properties.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
+            columns = properties.filter(\.hasColumn)
+            uniqueColumns = columns.filter(\.isUnique)
+            relationships = properties.filter(\.isRelationship)
+            readPlan = properties.map { ReadStep($0) }
+            selectList = (["t0.\"_pk\""] + columns.map { "t0.\($0.column)" }).joined(separator: ", ")
+        }
+
+        /// One property's share of reading a row.
+        struct ReadStep {
+            enum Kind { case attribute, toOne, toMany, none }
+            let kind: Kind
+            let codec: ValueCodec?
+            let nilValue: Any?
+            init(_ property: Property) {
+                codec = property.codec
+                nilValue = property.nilValue()
+                switch property.kind {
+                case .attribute: kind = .attribute
+                case .toOne: kind = .toOne
+                case .toMany: kind = .toMany
+                case .unsupported: kind = .none
+                }
+            }
         }
 
         public func property(for keyPath: AnyKeyPath) -> Property? { byKeyPath[keyPath].map { properties[$0] } }
         public func property(named name: String) -> Property? { byName[name].map { properties[$0] } }
 
-        /// Properties stored in this entity's own table (attributes and to-one foreign keys).
-        var columns: [Property] { properties.filter(\.hasColumn) }
-        var uniqueColumns: [Property] { columns.filter(\.isUnique) }
 
         static func relatedType(of type: Any.Type) -> (type: any PersistentModel.Type, toMany: Bool)? {
             if let model = type as? any PersistentModel.Type { return (model, false) }
@@ -42,7 +71,7 @@ extension Schema {
     /// One persisted property of an entity.
     public struct Property: @unchecked Sendable {
         public enum Kind {
-            case attribute(ValueCodecBox)
+            case attribute
             case toOne(any PersistentModel.Type)
             case toMany(any PersistentModel.Type)
             case unsupported(String)
@@ -65,17 +94,18 @@ extension Schema {
             self.metadata = metadata
             if let related = Entity.relatedType(of: metadata.valueType) {
                 kind = related.toMany ? .toMany(related.type) : .toOne(related.type)
+                codec = nil
             } else if let codec = metadata.makeCodec() {
-                kind = .attribute(ValueCodecBox(codec))
+                kind = .attribute
+                self.codec = codec
             } else {
                 kind = .unsupported(String(describing: metadata.valueType))
+                codec = nil
             }
         }
 
-        var codec: ValueCodec? {
-            if case .attribute(let box) = kind { return box.codec }
-            return nil
-        }
+        /// How an attribute's values are stored (nil for relationships).
+        let codec: ValueCodec?
         var hasColumn: Bool {
             switch kind {
             case .attribute, .toOne: return true
@@ -97,11 +127,6 @@ extension Schema {
         var column: String { quoted(name) }
     }
 
-    /// Hides the codec's closures from the public interface.
-    public struct ValueCodecBox {
-        let codec: ValueCodec
-        init(_ codec: ValueCodec) { self.codec = codec }
-    }
 }
 
 /// An SQL identifier in double quotes.

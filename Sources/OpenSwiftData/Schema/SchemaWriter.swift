@@ -23,9 +23,10 @@ struct SchemaWriter {
 
     func columnDefinition(_ property: Schema.Property) -> String {
         switch property.kind {
-        case .attribute(let box):
-            var sql = "\(property.column) \(box.codec.columnType)"
-            if let collation = box.codec.collation { sql += " COLLATE \(collation)" }
+        case .attribute:
+            guard let codec = property.codec else { return "" }
+            var sql = "\(property.column) \(codec.columnType)"
+            if let collation = codec.collation { sql += " COLLATE \(collation)" }
             return sql
         case .toOne(let target):
             let table = quoted(String(describing: target))
