@@ -58,11 +58,15 @@ let package = Package(
     name: "memories",
     products: [
         .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
+        .library(name: "BlobStore", targets: ["BlobStore"]),
         .executable(name: "osd-bench", targets: ["osd-bench"]),
         .executable(name: "osd-demo", targets: ["osd-demo"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "BlobStore", dependencies: ["CCrypto"]),
+        .executableTarget(name: "blob-tool", dependencies: ["BlobStore"]),
         .macro(
             name: "OpenSwiftDataMacros",
             swiftSettings: hostSwiftFlags,
@@ -73,6 +77,7 @@ let package = Package(
         .executableTarget(
             name: "osd-bench", dependencies: ["OpenSwiftData", "CSQLite"], path: "Benchmarks/osd-bench"),
         .target(name: "UIKit", path: "Tests/UIKitStandIn"),
+        .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
         .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "CSQLite", "UIKit"]),
         .testTarget(
             name: "OpenSwiftDataMacrosTests",

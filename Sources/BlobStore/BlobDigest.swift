@@ -1,0 +1,40 @@
+/// The SHA-256 of a blob's content: 64 lower-case hex characters, which is also its file name.
+public struct BlobDigest: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+    public let hex: String
+
+    /// Accepts exactly 64 hex characters (upper case is folded to lower case).
+    public init?(hex: String) {
+        let lower = hex.lowercased()
+        guard lower.utf8.count == 64, lower.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+        self.hex = lower
+    }
+
+    init(bytes: [UInt8]) {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(64)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 15)])
+        }
+        hex = String(decoding: out, as: UTF8.self)
+    }
+
+    /// The two-character fan-out folder.
+    public var prefix: Substring { hex.prefix(2) }
+    public var description: String { hex }
+    public static func < (a: Self, b: Self) -> Bool { a.hex < b.hex }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let digest = BlobDigest(hex: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a SHA-256 hex digest: \(text)"))
+        }
+        self = digest
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(hex)
+    }
+}

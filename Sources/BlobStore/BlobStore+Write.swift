@@ -1,0 +1,191 @@
+import Foundation
+
+// Writes: temp file, hash while copying, sync, link into place, sync the directory.
+// The rules are in the design notes at the top of BlobStore.swift.
+
+extension BlobStore {
+    /// What a put did.
+    public struct PutResult: Equatable, Sendable {
+        public let digest: BlobDigest
+        public let size: Int64
+        /// False when the blob was already stored (nothing was rewritten).
+        public let isNew: Bool
+    }
+
+    /// Stores `data`; durable when it returns.
+    @discardableResult
+    public func put(_ data: Data) throws -> PutResult {
+        let batch = BlobBatch(store: self)
+        let result = try batch.put(data)
+        try batch.commit()
+        return result
+    }
+
+    /// Stores a file's content, streaming (never holding the whole file); durable when it returns.
+    @discardableResult
+    public func put(contentsOf file: URL) throws -> PutResult {
+        let batch = BlobBatch(store: self)
+        let result = try batch.put(contentsOf: file)
+        try batch.commit()
+        return result
+    }
+
+    /// A temp file in ROOT/tmp, open for writing.
+    func makeTemporaryFile() throws -> (fd: Int32, path: String) {
+        let path = "\(tmpPath)/\(UUID().uuidString).part"
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        try check(fd, "create", path)
+        CrashPoint.reach(.tempCreated)
+        return (fd, path)
+    }
+
+    /// Publishes a complete, synced temp file under its digest (rule 2). Returns false on a duplicate.
+    func publish(temporary path: String, as digest: BlobDigest, createdDirectories: inout Set<String>) throws -> Bool {
+        let directory = self.directory(for: digest)
+        if mkdir(directory, 0o755) == 0 {
+            createdDirectories.insert(directory)
+        } else if errno != EEXIST {
+            throw BlobStoreError.io(path: directory, operation: "mkdir", errno: errno)
+        }
+        let final = self.path(for: digest)
+        if link(path, final) == 0 {
+            CrashPoint.reach(.linked)
+            unlink(path)
+            CrashPoint.reach(.tempUnlinked)
+            return true
+        }
+        let code = errno
+        unlink(path)
+        guard code == EEXIST else { throw BlobStoreError.io(path: final, operation: "link", errno: code) }
+        touch(final)
+        return false
+    }
+
+    /// Refreshes a blob's mtime so that a sweep's grace period protects it.
+    func touch(_ path: String) {
+        utimensat(AT_FDCWD, path, nil, 0)
+    }
+}
+
+/// Several puts made durable together. Each put syncs its own data (on the calling thread, so
+/// parallel puts overlap); the directory syncs, which would otherwise follow every put one after
+/// another, happen once per directory at `commit()`.
+///
+/// Blobs are visible under their names only after `commit()`; commit the SQLite transaction that
+/// references them after it returns. Temp files of a batch that is never committed are swept.
+public final class BlobBatch {
+    let store: BlobStore
+    private var pending: [(path: String, digest: BlobDigest)] = []
+    private let lock = NSLock()
+    private static let chunkSize = 1 << 20
+
+    public init(store: BlobStore) { self.store = store }
+
+    deinit {
+        for item in pending { unlink(item.path) }
+    }
+
+    /// Writes `data` to a temp file and hashes it. Thread-safe: several threads may put into one batch.
+    public func put(_ data: Data) throws -> BlobStore.PutResult {
+        let (fd, path) = try store.makeTemporaryFile()
+        let hasher = SHA256()
+        do {
+            try data.withUnsafeBytes { raw in
+                hasher.update(raw)
+                try writeAll(fd, raw, path)
+            }
+        } catch {
+            close(fd)
+            unlink(path)
+            throw error
+        }
+        return try enqueue(path: path, fd: fd, digest: hasher.finish(), size: Int64(data.count))
+    }
+
+    /// Streams a file into a temp file, hashing as it copies. Thread-safe.
+    public func put(contentsOf file: URL) throws -> BlobStore.PutResult {
+        let source = open(file.path, O_RDONLY | O_CLOEXEC)
+        try check(source, "open", file.path)
+        defer { close(source) }
+        let (fd, path) = try store.makeTemporaryFile()
+        let hasher = SHA256()
+        var size: Int64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        do {
+            while true {
+                let n = read(source, buffer.baseAddress, buffer.count)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw BlobStoreError.io(path: file.path, operation: "read", errno: errno)
+                }
+                if n == 0 { break }
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+                hasher.update(chunk)
+                try writeAll(fd, chunk, path)
+                size += Int64(n)
+            }
+        } catch {
+            close(fd)
+            unlink(path)
+            throw error
+        }
+        return try enqueue(path: path, fd: fd, digest: hasher.finish(), size: size)
+    }
+
+    /// Rule 1: the data is durable before the temp file can get its final name.
+    private func enqueue(path: String, fd: Int32, digest: BlobDigest, size: Int64) throws -> BlobStore.PutResult {
+        CrashPoint.reach(.tempWritten)
+        let synced = fdatasync(fd)
+        let code = errno
+        close(fd)
+        guard synced == 0 else {
+            unlink(path)
+            throw BlobStoreError.io(path: path, operation: "fdatasync", errno: code)
+        }
+        CrashPoint.reach(.tempSynced)
+        let exists = access(store.path(for: digest), F_OK) == 0
+        lock.lock()
+        pending.append((path, digest))
+        lock.unlock()
+        return BlobStore.PutResult(digest: digest, size: size, isNew: !exists)
+    }
+
+    /// Publishes every put under its digest and syncs the directories once.
+    public func commit() throws {
+        lock.lock()
+        let items = pending
+        pending = []
+        lock.unlock()
+        guard !items.isEmpty else { return }
+        var created = Set<String>()
+        var touched = Set<String>()
+        do {
+            for (index, item) in items.enumerated() {
+                do {
+                    _ = try store.publish(temporary: item.path, as: item.digest, createdDirectories: &created)
+                    touched.insert(store.directory(for: item.digest))
+                } catch {
+                    for rest in items[(index + 1)...] { unlink(rest.path) }
+                    throw error
+                }
+            }
+        }
+        // Rule 3: names durable before the caller commits its references.
+        if !created.isEmpty { try BlobStore.sync(path: store.blobsPath) }
+        for directory in touched.sorted() { try BlobStore.sync(path: directory) }
+        CrashPoint.reach(.directorySynced)
+    }
+
+    private func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw BlobStoreError.io(path: path, operation: "write", errno: errno)
+            }
+            offset += n
+        }
+    }
+}

@@ -1,0 +1,72 @@
+// BlobStore: a content-addressed directory of files named by their SHA-256.
+//
+// DESIGN NOTES: the rules that make crash safety hold
+// ===================================================
+// Layout: ROOT/sha256/ab/abcdef… (two-hex fan-out, full lower-case digest as the name),
+// ROOT/tmp/ for writes in progress, ROOT/lock for the advisory lock. See docs/storage-format.md.
+//
+// (1) A blob's final name only ever names a complete file. A write goes to ROOT/tmp/<random>,
+//     hashing while it copies; the temp file is fsync'ed before it gets its final name.
+// (2) A final name never changes content. The temp file is published with link(2), which fails
+//     with EEXIST rather than replace, and then unlinked. An existing name is a duplicate hit:
+//     nothing is rewritten; its mtime is refreshed so that the sweep's grace period protects it.
+// (3) The directory entry is durable before `put` returns: the fan-out directory (and, when the
+//     fan-out directory was created, ROOT/sha256) is fsync'ed. A batch (`BlobBatch`) syncs its
+//     data once and its directories once, at `commit()`, instead of after every put.
+// (4) The caller commits the SQLite transaction that references a blob only after (3). So a
+//     committed reference always names a durable, complete blob. A crash before the commit leaves
+//     an unreferenced blob (an orphan) or a temp file: never a dangling reference.
+// (5) Deleting: the referencing rows are deleted and committed first, the blobs removed after.
+//     A crash in between leaves orphans, which `sweep` removes.
+// (6) Writers hold ROOT/lock shared from their first put until their commit (`writeLock()`);
+//     `sweep` holds it exclusive while it computes the referenced set and removes. A sweep
+//     therefore never sees a blob whose reference is about to commit. Independently, a sweep
+//     removes only blobs and temp files older than its grace period (default one hour), which
+//     protects writers that do not take the lock.
+// (7) Nothing trusts a name: verifying reads and `verify()` re-hash content, and a copy out of
+//     the store (`export`) publishes its destination only when the hash matched.
+import Foundation
+
+/// A content-addressed, crash-safe blob directory.
+///
+/// ```swift
+/// let store = try BlobStore(root: libraryURL.appendingPathComponent("blobs"))
+/// let digest = try store.put(contentsOf: photoURL)
+/// let bytes = try store.read(digest, verify: true)
+/// ```
+public final class BlobStore: @unchecked Sendable {
+    public let root: URL
+    let blobsPath: String
+    let tmpPath: String
+    let lockPath: String
+
+    /// Opens (creating if needed) the store at `root`.
+    public init(root: URL) throws {
+        self.root = root
+        blobsPath = root.appendingPathComponent("sha256").path
+        tmpPath = root.appendingPathComponent("tmp").path
+        lockPath = root.appendingPathComponent("lock").path
+        for path in [root.path, blobsPath, tmpPath] {
+            if mkdir(path, 0o755) != 0 && errno != EEXIST { throw BlobStoreError.io(path: path, operation: "mkdir", errno: errno) }
+        }
+    }
+
+    /// The file of a blob (which may not exist).
+    public func url(for digest: BlobDigest) -> URL { URL(fileURLWithPath: path(for: digest)) }
+
+    func path(for digest: BlobDigest) -> String { "\(blobsPath)/\(digest.prefix)/\(digest.hex)" }
+    func directory(for digest: BlobDigest) -> String { "\(blobsPath)/\(digest.prefix)" }
+
+    /// Takes the store's lock shared: hold it from the first put until the referencing commit.
+    public func writeLock(timeout: TimeInterval = 600) throws -> FileLock {
+        try FileLock(path: lockPath, mode: .shared, timeout: timeout)
+    }
+
+    /// fsyncs a directory (or a file) by path.
+    static func sync(path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        try check(fd, "open for fsync", path)
+        defer { close(fd) }
+        try check(fsync(fd), "fsync", path)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// An advisory `flock(2)` lock on a file, shared or exclusive, released on `unlock()` or deinit.
+///
+/// Writers hold it shared from their first `put` until the record that references the blob has
+/// committed; a sweep holds it exclusive. So a sweep never runs between a writer's put and its commit.
+public final class FileLock {
+    public enum Mode { case shared, exclusive }
+    private var fd: Int32
+    public let path: String
+
+    /// Blocks until the lock is granted, or throws after `timeout` seconds.
+    public init(path: String, mode: Mode, timeout: TimeInterval = 600) throws {
+        self.path = path
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        try check(fd, "open lock", path)
+        let operation = (mode == .shared ? LOCK_SH : LOCK_EX)
+        let deadline = Date().addingTimeInterval(timeout)
+        while flock(fd, operation | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                let code = errno
+                close(fd)
+                throw BlobStoreError.io(path: path, operation: "flock", errno: code)
+            }
+            if Date() > deadline {
+                close(fd)
+                throw BlobStoreError.lockTimeout(path: path)
+            }
+            usleep(2_000)
+        }
+    }
+
+    public func unlock() {
+        guard fd >= 0 else { return }
+        flock(fd, LOCK_UN)
+        close(fd)
+        fd = -1
+    }
+
+    deinit { unlock() }
+}
