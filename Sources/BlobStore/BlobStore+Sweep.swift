@@ -33,58 +33,88 @@ extension BlobStore {
         let keep = try referenced()
         let cutoff = Date().timeIntervalSince1970 - gracePeriod
         var report = SweepReport(dryRun: dryRun)
-        try forEachFile(in: tmpPath) { path, info in
-            guard mtime(info) < cutoff else { return }
+        try forEachEntry(in: tmpPath) { path, _ in
+            var info = stat()
+            guard lstat(path, &info) == 0, mtime(info) < cutoff else { return }
             report.tempFilesRemoved += 1
             if !dryRun { unlink(path) }
         }
-        try forEachBlob { digest, path, info in
-            guard let digest, !keep.contains(digest) else { return }
+        try forEachBlobEntry { digest, directory, name in
+            // Referenced blobs are never even stat'ed: the common case costs one set lookup.
+            guard let digest, !keep.contains(digest) else { return }  // stray files are reported by verify, never removed
+            var info = stat()
+            guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
             guard mtime(info) < cutoff else {
                 report.keptYoung += 1
                 return
             }
             report.orphanBlobs += 1
             report.bytesFreed += Int64(info.st_size)
-            if !dryRun { unlink(path) }
+            if !dryRun { unlinkat(directory, name, 0) }
         }
         return report
     }
 
-    /// Every file in the blob tree: its digest when its name and folder are a valid blob name, nil for a stray file.
-    func forEachBlob(_ body: (BlobDigest?, String, stat) throws -> Void) throws {
-        guard let top = opendir(blobsPath) else { throw BlobStoreError.io(path: blobsPath, operation: "opendir", errno: errno) }
-        defer { closedir(top) }
-        while let entry = readdir(top) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if name == "." || name == ".." { continue }
-            let folder = "\(blobsPath)/\(name)"
-            var info = stat()
-            guard lstat(folder, &info) == 0 else { continue }
-            guard (info.st_mode & S_IFMT) == S_IFDIR else {
-                try body(nil, folder, info)
-                continue
+    /// Every entry of the blob tree: its digest when its name and folder make a valid blob name,
+    /// nil for a stray entry.
+    func forEachBlob(_ body: (BlobDigest?, String) throws -> Void) throws {
+        try forEachEntry(in: blobsPath) { folder, type in
+            let name = folder[folder.index(after: folder.lastIndex(of: "/")!)...]
+            guard type == DT_DIR || type == DT_UNKNOWN && isDirectory(folder) else {
+                try body(nil, folder)
+                return
             }
-            try forEachFile(in: folder) { path, fileInfo in
-                let file = String(path[path.index(after: path.lastIndex(of: "/")!)...])
-                let digest = BlobDigest(hex: file).flatMap { $0.hex == file && $0.prefix == name ? $0 : nil }
-                try body(digest, path, fileInfo)
+            try forEachEntry(in: folder) { path, _ in
+                let file = path[path.index(after: path.lastIndex(of: "/")!)...]
+                let digest = file.hasPrefix(name) ? BlobDigest(exactHex: file) : nil
+                try body(digest, path)
             }
         }
     }
 
-    /// Every regular file (or other non-directory entry) directly in `directory`.
-    func forEachFile(in directory: String, _ body: (String, stat) throws -> Void) throws {
+    /// Every file of the blob tree, as (digest or nil for a stray name, its folder's fd, its name),
+    /// reading names without building paths or calling stat: the sweep's inner loop.
+    func forEachBlobEntry(_ body: (BlobDigest?, Int32, UnsafePointer<CChar>) throws -> Void) throws {
+        guard let top = opendir(blobsPath) else { throw BlobStoreError.io(path: blobsPath, operation: "opendir", errno: errno) }
+        defer { closedir(top) }
+        while let entry = readdir(top) {
+            let folderName = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            guard folderName.utf8.count == 2, BlobDigest(exactHex: folderName + String(repeating: "0", count: 62)) != nil else { continue }
+            let fd = openat(dirfd(top), folderName, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard fd >= 0, let folder = fdopendir(fd) else { continue }
+            defer { closedir(folder) }
+            let prefix = Array(folderName.utf8)
+            while let file = readdir(folder) {
+                try withUnsafeBytes(of: file.pointee.d_name) { raw in
+                    let name = raw.bindMemory(to: CChar.self).baseAddress!
+                    let length = strlen(name)
+                    if length <= 2 && (name[0] == 46) { return }  // "." and ".."
+                    let bytes = UnsafeRawBufferPointer(start: name, count: length)
+                    var digest: BlobDigest?
+                    if length == 64 && bytes[0] == prefix[0] && bytes[1] == prefix[1] {
+                        digest = BlobDigest(exactHex: String(decoding: bytes, as: UTF8.self))
+                    }
+                    try body(digest, fd, name)
+                }
+            }
+        }
+    }
+
+    /// Every entry directly in `directory`, with its `d_type` (no stat).
+    func forEachEntry(in directory: String, _ body: (String, UInt8) throws -> Void) throws {
         guard let dir = opendir(directory) else { throw BlobStoreError.io(path: directory, operation: "opendir", errno: errno) }
         defer { closedir(dir) }
         while let entry = readdir(dir) {
+            let type = entry.pointee.d_type
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             if name == "." || name == ".." { continue }
-            let path = "\(directory)/\(name)"
-            var info = stat()
-            guard lstat(path, &info) == 0 else { continue }
-            try body(path, info)
+            try body("\(directory)/\(name)", type)
         }
+    }
+
+    func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     func mtime(_ info: stat) -> TimeInterval {

@@ -31,21 +31,22 @@ extension BlobStore {
                        progress: ((Int, Int64) -> Void)? = nil) throws -> VerifyReport {
         var report = VerifyReport()
         var present = Set<BlobDigest>()
-        try forEachFile(in: tmpPath) { path, _ in report.temporary.append(path) }
-        try forEachBlob { digest, path, info in
+        try forEachEntry(in: tmpPath) { path, _ in report.temporary.append(path) }
+        try forEachBlob { digest, path in
             guard let digest else {
                 report.stray.append(path)
                 return
             }
             present.insert(digest)
             if let only, !only.contains(digest) { return }
+            var size: Int64 = 0
             do {
-                try read(digest, verify: true) { _ in }
+                try read(digest, verify: true) { size += Int64($0.count) }
             } catch BlobStoreError.corrupt {
                 report.corrupt.append(digest)
             }
             report.checked += 1
-            report.bytesChecked += Int64(info.st_size)
+            report.bytesChecked += size
             progress?(report.checked, report.bytesChecked)
         }
         if let expected {

@@ -67,9 +67,9 @@ extension BlobStore {
     }
 }
 
-/// Several puts made durable together. Each put syncs its own data (on the calling thread, so
-/// parallel puts overlap); the directory syncs, which would otherwise follow every put one after
-/// another, happen once per directory at `commit()`.
+/// Several puts made durable together: at `commit()` the data of every put is synced at once
+/// (one `syncfs(2)` for a batch of more than a few files, else one `fdatasync` each), then the
+/// blobs are published, then each touched directory is synced once.
 ///
 /// Blobs are visible under their names only after `commit()`; commit the SQLite transaction that
 /// references them after it returns. Temp files of a batch that is never committed are swept.
@@ -133,17 +133,9 @@ public final class BlobBatch {
         return try enqueue(path: path, fd: fd, digest: hasher.finish(), size: size)
     }
 
-    /// Rule 1: the data is durable before the temp file can get its final name.
     private func enqueue(path: String, fd: Int32, digest: BlobDigest, size: Int64) throws -> BlobStore.PutResult {
         CrashPoint.reach(.tempWritten)
-        let synced = fdatasync(fd)
-        let code = errno
         close(fd)
-        guard synced == 0 else {
-            unlink(path)
-            throw BlobStoreError.io(path: path, operation: "fdatasync", errno: code)
-        }
-        CrashPoint.reach(.tempSynced)
         let exists = access(store.path(for: digest), F_OK) == 0
         lock.lock()
         pending.append((path, digest))
@@ -158,6 +150,13 @@ public final class BlobBatch {
         pending = []
         lock.unlock()
         guard !items.isEmpty else { return }
+        do {
+            try syncData(items.map(\.path))
+        } catch {
+            for item in items { unlink(item.path) }
+            throw error
+        }
+        CrashPoint.reach(.tempSynced)
         var created = Set<String>()
         var touched = Set<String>()
         do {
@@ -177,6 +176,23 @@ public final class BlobBatch {
         CrashPoint.reach(.directorySynced)
     }
 
+    /// Rule 1: the data is durable before any temp file gets its final name.
+    private func syncData(_ paths: [String]) throws {
+        if paths.count > 4 {
+            let fd = open(store.tmpPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            try check(fd, "open", store.tmpPath)
+            defer { close(fd) }
+            try check(syncfs(fd), "syncfs", store.tmpPath)
+            return
+        }
+        for path in paths {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            try check(fd, "open", path)
+            defer { close(fd) }
+            try check(fdatasync(fd), "fdatasync", path)
+        }
+    }
+
     private func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ path: String) throws {
         var offset = 0
         while offset < bytes.count {
@@ -189,3 +205,7 @@ public final class BlobBatch {
         }
     }
 }
+
+/// syncfs(2): Glibc declares it only under _GNU_SOURCE, which Swift's Glibc module does not set.
+@_silgen_name("syncfs")
+func syncfs(_ fd: Int32) -> Int32
