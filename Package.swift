@@ -72,14 +72,14 @@ let package = Package(
             swiftSettings: hostSwiftFlags,
             linkerSettings: hostLinkFlags
         ),
-        .target(name: "OpenSwiftData", dependencies: ["CSQLite", "OpenSwiftDataMacros"]),
+        .target(name: "OpenSwiftData", dependencies: ["CSQLite", "BlobStore", "OpenSwiftDataMacros"]),
         .executableTarget(name: "osd-demo", dependencies: ["OpenSwiftData"], path: "Examples/osd-demo"),
         .executableTarget(
             name: "osd-bench", dependencies: ["OpenSwiftData", "CSQLite"], path: "Benchmarks/osd-bench"),
         .target(name: "UIKit", path: "Tests/UIKitStandIn"),
         .executableTarget(name: "blob-bench", dependencies: ["BlobStore"], path: "Benchmarks/blob-bench"),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
-        .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "CSQLite", "UIKit"]),
+        .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "BlobStore", "CSQLite", "UIKit"]),
         .testTarget(
             name: "OpenSwiftDataMacrosTests",
             dependencies: ["OpenSwiftDataMacros"],

@@ -11,12 +11,35 @@ extension BlobStore {
         public var dryRun = false
         /// Unreferenced blobs kept because they are younger than the grace period.
         public var keptYoung = 0
+
+        public init(orphanBlobs: Int = 0, bytesFreed: Int64 = 0, tempFilesRemoved: Int = 0, dryRun: Bool = false, keptYoung: Int = 0) {
+            self.orphanBlobs = orphanBlobs
+            self.bytesFreed = bytesFreed
+            self.tempFilesRemoved = tempFilesRemoved
+            self.dryRun = dryRun
+            self.keptYoung = keptYoung
+        }
     }
 
     /// Removes one blob (after the rows referencing it were deleted and committed).
     public func remove(_ digest: BlobDigest) throws {
         let path = self.path(for: digest)
         if unlink(path) != 0 && errno != ENOENT { throw BlobStoreError.io(path: path, operation: "unlink", errno: errno) }
+    }
+
+    /// Removes those of `candidates` that `isReferenced` says nothing refers to any more, under the
+    /// exclusive lock (so no writer commits a new reference in between). Returns how many went.
+    @discardableResult
+    public func remove(_ candidates: Set<BlobDigest>, lockTimeout: TimeInterval = 600,
+                       isReferenced: (BlobDigest) throws -> Bool) throws -> Int {
+        let lock = try FileLock(path: lockPath, mode: .exclusive, timeout: lockTimeout)
+        defer { lock.unlock() }
+        var removed = 0
+        for digest in candidates.sorted() where try !isReferenced(digest) {
+            try remove(digest)
+            removed += 1
+        }
+        return removed
     }
 
     /// Removes every blob not in the referenced set and older than `gracePeriod`, and every temp

@@ -19,6 +19,8 @@ extension BlobStore {
         public var unexpected: [BlobDigest] = []
 
         public var isHealthy: Bool { missing.isEmpty && corrupt.isEmpty }
+
+        public init() {}
     }
 
     /// Re-hashes blobs and reports problems.

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 /// The values behind a model's persisted properties, and what its context knows of it.
@@ -26,6 +27,12 @@ public final class _BackingData {
     /// Lazily loaded values (external storage, to-many relationships) not read yet.
     var unloaded = IndexSetBits()
 
+    /// The blob digest each external-storage property has in the stored row (by property index).
+    var storedDigests: [Int: BlobDigest] = [:]
+    /// Where external-storage values are read from, once the model was fetched or saved.
+    var external: ExternalStorage?
+    /// Digests of external values written to the blob store for the save in progress.
+    var pendingDigests: [Int: BlobDigest] = [:]
     /// Whether the context's registry has an entry for this model.
     var isRegistered = false
 
@@ -53,18 +60,40 @@ public final class _BackingData {
     }
 
     public func _getValue<T>(at index: Int) -> T {
-        if unloaded.contains(index) { context?.load(index, of: self) }
+        if unloaded.contains(index) { loadDetachedOrFromContext(index) }
         guard index < values.count, let value = values[index] else {
             fatalError("OpenSwiftData: property \(index) of \(owner.map { String(describing: type(of: $0)) } ?? "a model") read before it was set")
         }
         return value as! T
     }
 
-    public func _setValue<T>(_ value: T, at index: Int) {
-        let old = _setRaw(value, at: index)
-        if let context, let entity, state != .detached, entity.properties[index].isRelationship {
-            context.relationshipDidChange(self, property: entity.properties[index], old: old)
+    /// Loads a lazily loaded value: through the context, or, when the context is gone, from the
+    /// external storage directly (relationships then read as empty).
+    func loadDetachedOrFromContext(_ index: Int) {
+        if let context {
+            context.load(index, of: self)
+            return
         }
+        unloaded.remove(index)
+        guard let entity, index < entity.properties.count else { return }
+        let property = entity.properties[index]
+        if let fault = values[index] as? ExternalFault, let external {
+            values[index] = (try? external.read(fault.digest)) ?? property.nilValue() ?? Data()
+        } else if case .toMany = property.kind {
+            values[index] = property.emptyArray()
+        } else if values[index] is ToOneFault {
+            values[index] = property.nilValue()
+        }
+    }
+
+    public func _setValue<T, Model: PersistentModel>(_ value: T, at index: Int, of model: Model) {
+        let old = _setRaw(value, at: index)
+        if entity == nil {
+            entity = EntityCache.entity(for: Model.self)
+            owner = model
+        }
+        let property = entity!.properties[index]
+        if property.isRelationship { Relationships.didChange(model, property: property, old: old) }
     }
 
     /// Stores a value and records the change, without relationship maintenance; returns the old value.

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 /// Owns a store and its schema; hands out contexts.
@@ -16,6 +17,8 @@ public final class ModelContainer: @unchecked Sendable {
     private let anchor: Connection
     private var _mainContext: ModelContext?
     private let lock = NSLock()
+    /// The blob store (or memory) of `@Attribute(.externalStorage)` values, when the schema has any.
+    let external: ExternalStorage?
 
     public convenience init(for types: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
         try self.init(for: Schema(types), configurations: configurations)
@@ -39,7 +42,39 @@ public final class ModelContainer: @unchecked Sendable {
             storePath = configuration.url.path
         }
         anchor = try Connection(path: storePath)
+        external = schema.hasExternalStorage
+            ? try ExternalStorage(storeURL: configuration.isStoredInMemoryOnly ? nil : configuration.url) : nil
         try SchemaWriter(schema: schema, connection: anchor).createOrUpdate()
+    }
+
+    /// The blob store holding external-storage values (nil for in-memory stores or schemas without any).
+    public var blobStore: BlobStore? { external?.blobs }
+
+    /// Every blob digest referenced by any external-storage property of any model, computed in SQL.
+    public func referencedBlobDigests() throws -> Set<BlobDigest> {
+        let parts = schema.entities.flatMap { entity in
+            entity.externals.map { "SELECT \($0.column) FROM \(entity.table) WHERE \($0.column) IS NOT NULL" }
+        }
+        guard !parts.isEmpty else { return [] }
+        let connection = try openConnection()
+        var result = Set<BlobDigest>()
+        for row in try connection.rows(parts.joined(separator: " UNION ")) {
+            if case .text(let hex) = row[0], let digest = BlobDigest(hex: hex) { result.insert(digest) }
+        }
+        return result
+    }
+
+    /// Removes blobs no row references (orphans left by a crash between a commit and a blob
+    /// removal) and abandoned temp files older than `gracePeriod`.
+    public func collectGarbage(gracePeriod: TimeInterval = 3600, dryRun: Bool = false) throws -> BlobStore.SweepReport {
+        guard let blobs = blobStore else { return BlobStore.SweepReport(dryRun: dryRun) }
+        return try blobs.sweep(gracePeriod: gracePeriod, dryRun: dryRun) { try referencedBlobDigests() }
+    }
+
+    /// Re-hashes every blob and checks that every referenced one is present and intact.
+    public func verifyExternalStorage(progress: ((Int, Int64) -> Void)? = nil) throws -> BlobStore.VerifyReport {
+        guard let blobs = blobStore else { return BlobStore.VerifyReport() }
+        return try blobs.verify(expected: try referencedBlobDigests(), progress: progress)
     }
 
     /// The container's own context, with autosave on (see `ModelContext.autosaveEnabled`).

@@ -22,7 +22,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             }
             """,
             "get { _$backingData._getValue(at: \(raw: index)) }",
-            "set { _$backingData._setValue(newValue, at: \(raw: index)) }",
+            "set { _$backingData._setValue(newValue, at: \(raw: index), of: self) }",
         ]
     }
 

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 extension ModelContext {
@@ -116,6 +117,7 @@ extension ModelContext {
         if let existing = registry[key]?.object { return unsafeDowncast(existing, to: T.self) }
         var values = ContiguousArray<Any?>(repeating: nil, count: entity.readPlan.count)
         var unloaded = IndexSetBits()
+        var storedDigests: [Int: BlobDigest] = [:]
         var column: Int32 = 1
         for (index, step) in entity.readPlan.enumerated() {
             switch step.kind {
@@ -125,6 +127,15 @@ extension ModelContext {
                     throw ModelError.corruptValue(model: entity.name, property: property.name, stored: "\(statement.column(column))")
                 }
                 values[index] = value
+                column += 1
+            case .external:
+                if statement.isText(column), let digest = BlobDigest(hex: statement.text(column)) {
+                    values[index] = ExternalFault(digest: digest)
+                    storedDigests[index] = digest
+                    unloaded.insert(index)
+                } else {
+                    values[index] = step.nilValue
+                }
                 column += 1
             case .toOne:
                 if statement.isNull(column) {
@@ -143,6 +154,10 @@ extension ModelContext {
         let backing = _BackingData(values: values, primaryKey: key.primaryKey)
         backing.unloaded = unloaded
         backing.entity = entity
+        if !storedDigests.isEmpty {
+            backing.storedDigests = storedDigests
+            backing.external = container.external
+        }
         backing.context = self
         let model = T(backingData: backing)
         backing.owner = model

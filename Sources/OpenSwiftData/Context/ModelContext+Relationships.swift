@@ -10,6 +10,9 @@ extension ModelContext {
         let property = entity.properties[index]
         do {
             switch property.kind {
+            case .attribute where property.isExternalStorage:
+                guard let fault = backing.values[index] as? ExternalFault, let external = container.external else { return }
+                backing.values[index] = try external.read(fault.digest)
             case .toOne(let targetType):
                 guard let fault = backing.values[index] as? ToOneFault else { return }
                 func load<T: PersistentModel>(_ type: T.Type) throws -> Any? {
@@ -31,6 +34,7 @@ extension ModelContext {
         } catch {
             autosaveErrorHandler(error)
             if case .toMany = property.kind { backing.values[index] = property.emptyArray() }
+            if property.isExternalStorage { backing.values[index] = property.nilValue() ?? Data() }
         }
     }
 
@@ -40,88 +44,16 @@ extension ModelContext {
         for property in entity.properties where property.isRelationship {
             guard let value = backing.values[property.index] else { continue }
             let inverse = RelationshipGraph.inverse(of: property, in: entity)
-            for related in relatedModels(value) {
+            for related in Relationships.models(in: value) {
                 if related.persistentBackingData.state == .detached { insertAny(related) }
-                if let inverse { link(related, inverse, to: model) }
+                if let inverse { Relationships.link(related, inverse, to: model) }
             }
         }
-    }
-
-    /// Called by a persisted or inserted model's setter for a relationship property.
-    func relationshipDidChange(_ backing: _BackingData, property: Schema.Property, old: Any?) {
-        guard let entity = backing.entity, let owner = backing.owner as? any PersistentModel else { return }
-        let inverse = RelationshipGraph.inverse(of: property, in: entity)
-        let before = old.map(relatedModels) ?? []
-        var after = backing.values[property.index].map(relatedModels) ?? []
-        if case .toMany = property.kind {
-            // A to-many relationship holds each model once, as SwiftData's do.
-            var seen = Set<ObjectIdentifier>()
-            let unique = after.filter { seen.insert(ObjectIdentifier($0)).inserted }
-            if unique.count != after.count {
-                after = unique
-                backing.values[property.index] = typedArray(unique, like: property)
-            }
-        }
-        for related in after where !before.contains(where: { $0 === related }) {
-            if related.persistentBackingData.state == .detached { insertAny(related) }
-            if let inverse { link(related, inverse, to: owner) }
-        }
-        if let inverse {
-            for related in before where !after.contains(where: { $0 === related }) { unlink(related, inverse, from: owner) }
-        }
-    }
-
-    func relatedModels(_ value: Any) -> [any PersistentModel] {
-        if let array = value as? any _ArrayType { return array._elements.compactMap { $0 as? any PersistentModel } }
-        if let model = value as? any PersistentModel { return [model] }
-        return []
     }
 
     func insertAny(_ model: any PersistentModel) {
         func open<T: PersistentModel>(_ m: T) { insert(m) }
         open(model)
-    }
-
-    /// Makes `related.inverse` point at (or contain) `owner`, without triggering inverse maintenance again.
-    func link(_ related: any PersistentModel, _ inverse: Schema.Property, to owner: any PersistentModel) {
-        let backing = related.persistentBackingData
-        switch inverse.kind {
-        case .toOne:
-            if let current = backing.values[inverse.index].flatMap({ $0 as? any PersistentModel }), current === owner { return }
-            backing._setRaw(owner, at: inverse.index)
-        case .toMany:
-            if backing.unloaded.contains(inverse.index) && backing.primaryKey > 0 { return }  // loads from the store later
-            var items = backing.values[inverse.index].map(relatedModels) ?? []
-            guard !items.contains(where: { $0 === owner }) else { return }
-            items.append(owner)
-            backing.values[inverse.index] = typedArray(items, like: inverse)
-            backing.unloaded.remove(inverse.index)
-        default:
-            return
-        }
-    }
-
-    func unlink(_ related: any PersistentModel, _ inverse: Schema.Property, from owner: any PersistentModel) {
-        let backing = related.persistentBackingData
-        switch inverse.kind {
-        case .toOne:
-            if let current = backing.values[inverse.index].flatMap({ $0 as? any PersistentModel }), current === owner {
-                backing._setRaw(inverse.nilValue(), at: inverse.index)
-            }
-        case .toMany:
-            guard !backing.unloaded.contains(inverse.index), let value = backing.values[inverse.index] else { return }
-            let items = relatedModels(value).filter { $0 !== owner }
-            backing.values[inverse.index] = typedArray(items, like: inverse)
-        default:
-            return
-        }
-    }
-
-    /// `[any PersistentModel]` as the property's own array type (`[Grade]`).
-    func typedArray(_ items: [any PersistentModel], like property: Schema.Property) -> Any? {
-        guard case .toMany(let targetType) = property.kind else { return nil }
-        func make<T: PersistentModel>(_ type: T.Type) -> Any { items.compactMap { $0 as? T } }
-        return _openExistential(targetType, do: make)
     }
 
     /// Runs before a save: cascades deletes, refuses `.deny`, clears inverses of `.nullify`.
@@ -136,7 +68,7 @@ extension ModelContext {
                 let rule = property.relationship?.deleteRule ?? .nullify
                 guard rule != .noAction else { continue }
                 if backing.unloaded.contains(property.index) { load(property.index, of: backing) }
-                let related = backing.values[property.index].map(relatedModels) ?? []
+                let related = backing.values[property.index].map(Relationships.models(in:)) ?? []
                 switch rule {
                 case .cascade:
                     for child in related where child.persistentBackingData.state == .persisted { deleteAny(child) }
@@ -146,7 +78,7 @@ extension ModelContext {
                     }
                 case .nullify:
                     if let inverse = RelationshipGraph.inverse(of: property, in: entity) {
-                        for child in related where child.persistentBackingData.state != .deleted { unlink(child, inverse, from: model) }
+                        for child in related where child.persistentBackingData.state != .deleted { Relationships.unlink(child, inverse, from: model) }
                     }
                 case .noAction:
                     break

@@ -1,3 +1,4 @@
+import BlobStore
 import CSQLite
 import Foundation
 
@@ -9,17 +10,73 @@ extension ModelContext {
     /// (SwiftData's upsert), unless the configuration's `uniquenessPolicy` is `.fail`, which throws
     /// `ModelError.uniqueConstraintViolation`. On any error nothing is written and the pending
     /// changes stay pending.
+    ///
+    /// External-storage values are written to the blob store and made durable before the
+    /// transaction that references them commits; blobs whose last reference the save removed are
+    /// deleted after it commits (a crash in between leaves only orphans for `collectGarbage`).
     public func save() throws {
         guard hasChanges else { return }
         try applyDeleteRules()
+        let writer = try writeExternalValues()
+        defer { writer?.finish() }
+        let released = releasedDigests()
         var assigned: [(backing: _BackingData, temporaryKey: Int64)] = []
         do {
             try connection.transaction { assigned = try writeChanges() }
         } catch {
             for (backing, temporaryKey) in assigned { backing.primaryKey = temporaryKey }
+            for model in insertedList + changedList { model.persistentBackingData.pendingDigests = [:] }
             throw error
         }
         finishSave()
+        writer?.finish()
+        if let external = container.external, !released.isEmpty, !skipsBlobRemovalForTesting {
+            external.removeUnreferenced(released) { try isReferenced($0) }
+        }
+    }
+
+    /// Puts every new external-storage value into the blob store and makes them durable.
+    func writeExternalValues() throws -> ExternalStorage.Writer? {
+        guard let external = container.external else { return nil }
+        var writer: ExternalStorage.Writer?
+        for model in insertedList + changedList {
+            let backing = model.persistentBackingData
+            guard let entity = backing.entity, !entity.externals.isEmpty else { continue }
+            for property in entity.externals where backing.state == .inserted || backing.changed.contains(property.index) {
+                guard let data = backing.values[property.index].flatMap({ $0 as? Data }) else { continue }
+                if writer == nil { writer = try ExternalStorage.Writer(external) }
+                backing.pendingDigests[property.index] = try writer!.put(data)
+            }
+        }
+        try writer?.commit()
+        return writer
+    }
+
+    /// Digests whose reference this save removes: changed external values and deleted models'.
+    func releasedDigests() -> Set<BlobDigest> {
+        var released = Set<BlobDigest>()
+        for model in changedList {
+            let backing = model.persistentBackingData
+            for (index, digest) in backing.storedDigests where backing.changed.contains(index) && backing.pendingDigests[index] != digest {
+                released.insert(digest)
+            }
+        }
+        for model in deletedList { released.formUnion(model.persistentBackingData.storedDigests.values) }
+        return released
+    }
+
+    /// Whether any row of any model references the blob.
+    func isReferenced(_ digest: BlobDigest) throws -> Bool {
+        for entity in schema.entities {
+            for property in entity.externals {
+                let statement = try connection.statement("SELECT 1 FROM \(entity.table) WHERE \(property.column) = ? LIMIT 1")
+                try statement.bind([.text(digest.hex)])
+                let found = try statement.step()
+                statement.reset()
+                if found { return true }
+            }
+        }
+        return false
     }
 
     /// Issues the SQL for every pending change; returns the primary keys given to inserted models.
@@ -93,6 +150,10 @@ extension ModelContext {
     /// The stored form of one property of a model.
     func encode(_ backing: _BackingData, _ property: Schema.Property) -> SQLiteValue {
         guard let value = backing.values[property.index] else { return .null }
+        if property.isExternalStorage {
+            if let fault = value as? ExternalFault { return .text(fault.digest.hex) }
+            return backing.pendingDigests[property.index].map { .text($0.hex) } ?? .null
+        }
         switch property.kind {
         case .attribute: return property.codec!.encode(value)
         case .toOne:
@@ -110,6 +171,7 @@ extension ModelContext {
 
     /// Marks everything saved: inserted models become persisted and registered, deleted ones detached.
     func finishSave() {
+        for model in insertedList + changedList { settleExternalValues(model.persistentBackingData) }
         for model in insertedList {
             let backing = model.persistentBackingData
             backing.state = .persisted
@@ -136,6 +198,22 @@ extension ModelContext {
         insertedList = []
         changedList = []
         deletedList = []
+    }
+
+    /// After a commit: external values become faults on their digests, so the bytes are not kept in memory.
+    func settleExternalValues(_ backing: _BackingData) {
+        guard let entity = backing.entity, !entity.externals.isEmpty else { return }
+        backing.external = container.external
+        for property in entity.externals where backing.state == .inserted || backing.changed.contains(property.index) {
+            if let digest = backing.pendingDigests[property.index] {
+                backing.storedDigests[property.index] = digest
+                backing.values[property.index] = ExternalFault(digest: digest)
+                backing.unloaded.insert(property.index)
+            } else if backing.values[property.index].map({ $0 is ExternalFault }) != true {
+                backing.storedDigests[property.index] = nil
+            }
+        }
+        backing.pendingDigests = [:]
     }
 
     /// "UNIQUE constraint failed: Student.id" → `ModelError.uniqueConstraintViolation`.

@@ -40,6 +40,8 @@ public final class ModelContext {
     /// model is freed, so the registry holds no model alive and needs no weak references.
     var registry: [RegistryKey: Registered] = [:]
     var nextTemporaryKey: Int64 = -1
+    /// Simulates a crash between a commit and the removal of the blobs it released (tests only).
+    var skipsBlobRemovalForTesting = false
     /// Rows written inside a pending-changes savepoint, so a fetch maps them to their unsaved objects.
     var pendingByKey: [RegistryKey: any PersistentModel] = [:]
 

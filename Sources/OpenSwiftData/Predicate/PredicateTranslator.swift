@@ -55,6 +55,7 @@ struct PredicateTranslator {
     private(set) var joins: [String] = []
     private var variables: [PredicateExpressions.VariableID: SQLTerm] = [:]
     private var aliasCount = 0
+    private var joinAliases: [String: String] = [:]
     let rootEntity: Schema.Entity
 
     init(entity: Schema.Entity) { rootEntity = entity }
@@ -95,7 +96,11 @@ struct PredicateTranslator {
 
     /// Translates a child that must be a scalar value.
     mutating func scalar(_ expression: any SQLPredicateExpression) throws -> SQLFragment {
-        switch try expression.sqlTerm(&self) {
+        try scalar(try expression.sqlTerm(&self), of: expression)
+    }
+
+    private func scalar(_ term: SQLTerm, of expression: any SQLPredicateExpression) throws -> SQLFragment {
+        switch term {
         case .value(let fragment): return fragment
         case .row(let entity, _):
             throw PredicateTranslationError.unsupportedUse(
@@ -108,6 +113,14 @@ struct PredicateTranslator {
         }
     }
 
+    /// Translates an operand of `==` / `!=`: a model (a to-one relationship) compares by its primary key,
+    /// so `$0.student == nil` works.
+    mutating func comparable(_ expression: any SQLPredicateExpression) throws -> SQLFragment {
+        let term = try expression.sqlTerm(&self)
+        if case .row(_, let alias) = term { return SQLFragment("\(alias).\"_pk\"") }
+        return try scalar(term, of: expression)
+    }
+
     mutating func bind(_ id: PredicateExpressions.VariableID, to term: SQLTerm) { variables[id] = term }
     func lookup(_ id: PredicateExpressions.VariableID) -> SQLTerm? { variables[id] }
 
@@ -117,7 +130,21 @@ struct PredicateTranslator {
     }
 
     mutating func addJoin(_ sql: String) { joins.append(sql) }
-    mutating func restoreJoins(_ saved: [String]) { joins = saved }
+
+    /// The alias of the row a to-one relationship leads to, joining it once per path.
+    mutating func joinedAlias(from alias: String, column: String, to table: String) -> String {
+        let key = "\(alias).\(column)"
+        if let existing = joinAliases[key] { return existing }
+        let joined = newAlias()
+        addJoin("LEFT JOIN \(table) AS \(joined) ON \(joined).\"_pk\" = \(alias).\(column)")
+        joinAliases[key] = joined
+        return joined
+    }
+    /// Forgets joins made since `saved` (a subquery keeps its own).
+    mutating func restoreJoins(_ saved: [String]) {
+        joins = saved
+        joinAliases = joinAliases.filter { entry in saved.contains { $0.contains(" AS \(entry.value) ") } }
+    }
 }
 
 /// A `PredicateExpressions` node that has an SQL translation.

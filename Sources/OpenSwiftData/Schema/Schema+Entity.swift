@@ -15,6 +15,8 @@ extension Schema {
         let columns: [Property]
         let uniqueColumns: [Property]
         let relationships: [Property]
+        /// `@Attribute(.externalStorage)` properties, whose column holds a blob digest.
+        let externals: [Property]
         /// How to read a fetched row: one step per property, in property order.
         let readPlan: [ReadStep]
         /// `t0."_pk", t0."col", …`: the columns a fetch reads, in `columns` order.
@@ -30,13 +32,14 @@ extension Schema {
             columns = properties.filter(\.hasColumn)
             uniqueColumns = columns.filter(\.isUnique)
             relationships = properties.filter(\.isRelationship)
+            externals = properties.filter { $0.isExternalStorage && $0.codec != nil }
             readPlan = properties.map { ReadStep($0) }
             selectList = (["t0.\"_pk\""] + columns.map { "t0.\($0.column)" }).joined(separator: ", ")
         }
 
         /// One property's share of reading a row.
         struct ReadStep {
-            enum Kind { case attribute, toOne, toMany, none }
+            enum Kind { case attribute, external, toOne, toMany, none }
             let kind: Kind
             let codec: ValueCodec?
             let nilValue: Any?
@@ -44,7 +47,7 @@ extension Schema {
                 codec = property.codec
                 nilValue = property.nilValue()
                 switch property.kind {
-                case .attribute: kind = .attribute
+                case .attribute: kind = property.isExternalStorage ? .external : .attribute
                 case .toOne: kind = .toOne
                 case .toMany: kind = .toMany
                 case .unsupported: kind = .none

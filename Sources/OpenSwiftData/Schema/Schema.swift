@@ -41,12 +41,19 @@ public final class Schema: @unchecked Sendable {
         return entity
     }
 
+    /// Whether any property keeps its values in the blob store.
+    var hasExternalStorage: Bool { entities.contains { !$0.externals.isEmpty } }
+
     /// Problems that make the schema unusable (a property type with no stored form).
     func validate() throws {
         for entity in entities {
             for property in entity.properties {
                 if case .unsupported(let type) = property.kind {
                     throw ModelError.unsupportedType(model: entity.name, property: property.name, type: type)
+                }
+                if property.isExternalStorage && !(property.metadata.valueType == Data.self || property.metadata.valueType == Data?.self) {
+                    throw ModelError.unsupportedType(model: entity.name, property: property.name,
+                                                     type: "\(property.metadata.valueType) with .externalStorage (only Data and Data? can be stored externally)")
                 }
             }
         }

@@ -25,6 +25,7 @@ struct SchemaWriter {
         switch property.kind {
         case .attribute:
             guard let codec = property.codec else { return "" }
+            if property.isExternalStorage { return "\(property.column) TEXT" }
             var sql = "\(property.column) \(codec.columnType)"
             if let collation = codec.collation { sql += " COLLATE \(collation)" }
             return sql
@@ -62,6 +63,9 @@ struct SchemaWriter {
             if property.isUnique {
                 let name = "\(entity.name)_\(property.name)_unique"
                 wanted[name] = "CREATE UNIQUE INDEX \(quoted(name)) ON \(entity.table)(\(property.column))"
+            } else if property.isExternalStorage {
+                let name = "\(entity.name)_\(property.name)_blob"
+                wanted[name] = "CREATE INDEX \(quoted(name)) ON \(entity.table)(\(property.column))"
             } else if case .toOne = property.kind {
                 let name = "\(entity.name)_\(property.name)_fk"
                 wanted[name] = "CREATE INDEX \(quoted(name)) ON \(entity.table)(\(property.column))"
@@ -70,7 +74,7 @@ struct SchemaWriter {
         let present = try connection.rows(
             "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", [.text(entity.name)]
         ).compactMap { row -> String? in if case .text(let name) = row[0] { return name } else { return nil } }
-        for name in present where wanted[name] == nil && (name.hasSuffix("_unique") || name.hasSuffix("_fk")) {
+        for name in present where wanted[name] == nil && (name.hasSuffix("_unique") || name.hasSuffix("_fk") || name.hasSuffix("_blob")) {
             try connection.execute("DROP INDEX \(quoted(name))")
         }
         for (name, sql) in wanted where !present.contains(name) { try connection.execute(sql) }

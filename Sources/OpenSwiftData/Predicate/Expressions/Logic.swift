@@ -23,13 +23,13 @@ extension PredicateExpressions.Negation: SQLPredicateExpression where Wrapped: S
 // `IS` and `IS NOT` compare NULL the way Swift compares nil.
 extension PredicateExpressions.Equal: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
     func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        .value("(" + (try t.scalar(lhs)) + " IS " + (try t.scalar(rhs)) + ")")
+        .value("(" + (try t.comparable(lhs)) + " IS " + (try t.comparable(rhs)) + ")")
     }
 }
 
 extension PredicateExpressions.NotEqual: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
     func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        .value("(" + (try t.scalar(lhs)) + " IS NOT " + (try t.scalar(rhs)) + ")")
+        .value("(" + (try t.comparable(lhs)) + " IS NOT " + (try t.comparable(rhs)) + ")")
     }
 }
 

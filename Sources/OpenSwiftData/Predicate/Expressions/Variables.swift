@@ -28,9 +28,7 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPr
                 return .value(SQLFragment("\(alias).\(property.column)"))
             case .toOne(let targetType):
                 let target = EntityCache.entity(for: targetType)
-                let joined = t.newAlias()
-                t.addJoin("LEFT JOIN \(target.table) AS \(joined) ON \(joined).\"_pk\" = \(alias).\(property.column)")
-                return .row(target, alias: joined)
+                return .row(target, alias: t.joinedAlias(from: alias, column: property.column, to: target.table))
             case .toMany(let targetType):
                 let target = EntityCache.entity(for: targetType)
                 guard let inverse = RelationshipGraph.inverse(of: property, in: entity), case .toOne = inverse.kind else {

@@ -1,0 +1,101 @@
+import Foundation
+
+/// Keeps both sides of a relationship in step in memory, whether or not the models are in a context.
+///
+/// `g.student = s` puts `g` into `s.grades` (when that array is loaded; an unloaded one will read it
+/// from the store); `s.grades.append(g)` sets `g.student`. A new model related to one that is in a
+/// context is inserted into that context, as SwiftData does.
+enum Relationships {
+    /// Called by a model's setter after a relationship property changed from `old`.
+    static func didChange(_ owner: any PersistentModel, property: Schema.Property, old: Any?) {
+        let backing = owner.persistentBackingData
+        guard let entity = backing.entity else { return }
+        let inverse = RelationshipGraph.inverse(of: property, in: entity)
+        let before = old.map(models(in:)) ?? []
+        var after = backing.values[property.index].map(models(in:)) ?? []
+        if case .toMany = property.kind {
+            // A to-many relationship holds each model once, as SwiftData's do.
+            var seen = Set<ObjectIdentifier>()
+            let unique = after.filter { seen.insert(ObjectIdentifier($0)).inserted }
+            if unique.count != after.count {
+                after = unique
+                backing.values[property.index] = typedArray(unique, like: property)
+            }
+        }
+        let added = after.filter { item in !before.contains { $0 === item } }
+        let removed = before.filter { item in !after.contains { $0 === item } }
+        if let inverse {
+            for related in added { link(related, inverse, to: owner) }
+            for related in removed { unlink(related, inverse, from: owner) }
+        }
+        // Bring everything into one context: the owner's, or else that of a related model.
+        let context = backing.context ?? added.lazy.compactMap { $0.persistentBackingData.context }.first
+        guard let context else { return }
+        if backing.state == .detached { context.insertAny(owner) }
+        for related in added where related.persistentBackingData.state == .detached { context.insertAny(related) }
+    }
+
+    /// The models a relationship value holds (one, none, or an array's).
+    static func models(in value: Any) -> [any PersistentModel] {
+        if let array = value as? any _ArrayType { return array._elements.compactMap { $0 as? any PersistentModel } }
+        if let model = value as? any PersistentModel { return [model] }
+        return []
+    }
+
+    /// Makes `related.inverse` point at (or contain) `owner`, without triggering maintenance again.
+    static func link(_ related: any PersistentModel, _ inverse: Schema.Property, to owner: any PersistentModel) {
+        let backing = related.persistentBackingData
+        prepare(backing, related)
+        switch inverse.kind {
+        case .toOne:
+            if let current = backing.values[inverse.index].flatMap({ $0 as? any PersistentModel }), current === owner { return }
+            let old = backing._setRaw(owner, at: inverse.index)
+            // The related model leaves its previous owner's to-many relationship.
+            if let previous = old.flatMap({ $0 as? any PersistentModel }), previous !== owner,
+               let back = RelationshipGraph.inverse(of: inverse, in: backing.entity!) {
+                unlink(previous, back, from: related)
+            }
+        case .toMany:
+            if backing.unloaded.contains(inverse.index) && backing.primaryKey > 0 { return }  // loads from the store later
+            var items = backing.values[inverse.index].map(models(in:)) ?? []
+            guard !items.contains(where: { $0 === owner }) else { return }
+            items.append(owner)
+            backing.values[inverse.index] = typedArray(items, like: inverse)
+            backing.unloaded.remove(inverse.index)
+        default:
+            return
+        }
+    }
+
+    static func unlink(_ related: any PersistentModel, _ inverse: Schema.Property, from owner: any PersistentModel) {
+        let backing = related.persistentBackingData
+        prepare(backing, related)
+        switch inverse.kind {
+        case .toOne:
+            if let current = backing.values[inverse.index].flatMap({ $0 as? any PersistentModel }), current === owner {
+                backing._setRaw(inverse.nilValue(), at: inverse.index)
+            }
+        case .toMany:
+            guard !backing.unloaded.contains(inverse.index), let value = backing.values[inverse.index] else { return }
+            let items = models(in: value).filter { $0 !== owner }
+            backing.values[inverse.index] = typedArray(items, like: inverse)
+        default:
+            return
+        }
+    }
+
+    /// A detached model learns its entity and owner the first time a relationship touches it.
+    private static func prepare(_ backing: _BackingData, _ model: any PersistentModel) {
+        guard backing.entity == nil else { return }
+        backing.entity = EntityCache.entity(for: type(of: model))
+        backing.owner = model
+        backing.ensureSlot(backing.entity!.properties.count - 1)
+    }
+
+    /// `[any PersistentModel]` as the property's own array type (`[Grade]`).
+    static func typedArray(_ items: [any PersistentModel], like property: Schema.Property) -> Any? {
+        guard case .toMany(let targetType) = property.kind else { return nil }
+        func make<T: PersistentModel>(_ type: T.Type) -> Any { items.compactMap { $0 as? T } }
+        return _openExistential(targetType, do: make)
+    }
+}

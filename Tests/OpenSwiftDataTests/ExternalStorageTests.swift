@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import BlobStore
+@testable import OpenSwiftData
+
+@Suite struct ExternalStorageTests {
+    @Test func bytesGoToTheBlobStoreAndTheColumnHoldsTheDigest() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Memory.self, MemoryImage.self, at: dir.store("journal.store"))
+        let context = c.mainContext
+        context.insert(Memory(title: "Rome", date: .now, notes: "", images: [image("photo-1")]))
+        try context.save()
+        let digest = SHA256.digest(Data("photo-1".utf8))
+        #expect(try SQLiteProbe(dir.store("journal.store")).scalar("SELECT imageData FROM MemoryImage") == digest.hex)
+        let blob = dir.url.appendingPathComponent(".journal_SUPPORT/sha256/\(digest.prefix)/\(digest.hex)")
+        #expect(try Data(contentsOf: blob) == Data("photo-1".utf8))
+    }
+
+    @Test func aFetchReadsNoImageBytesUntilTheyAreTouched() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Memory.self, MemoryImage.self, at: dir.store())
+        do {
+            let context = try ModelContext(c)
+            context.insert(Memory(title: "A", date: .now, notes: "", images: [image("x"), image("y")]))
+            try context.save()
+        }
+        let context = try ModelContext(c)
+        let memories = try context.fetch(FetchDescriptor<Memory>())
+        #expect(memories[0].memoryImages.count == 2)
+        #expect(c.external!.readCount == 0)
+        #expect(Set(memories[0].images.map(imageText)) == ["x", "y"])
+        #expect(c.external!.readCount == 2)
+    }
+
+    @Test func deletingAMemoryRemovesItsImagesAndTheBlobsNoOtherRowUses() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Memory.self, MemoryImage.self, at: dir.store())
+        let context = c.mainContext
+        let rome = Memory(title: "Rome", date: .now, notes: "", images: [image("shared"), image("only-rome")])
+        let paris = Memory(title: "Paris", date: .now, notes: "", images: [image("shared")])
+        context.insert(rome)
+        context.insert(paris)
+        try context.save()
+        let store = try #require(c.blobStore)
+        let shared = SHA256.digest(Data("shared".utf8)), onlyRome = SHA256.digest(Data("only-rome".utf8))
+        #expect(store.contains(shared) && store.contains(onlyRome))
+        context.delete(rome)
+        try context.save()
+        let probe = SQLiteProbe(dir.store())
+        #expect(try probe.rows("SELECT title FROM Memory") == [["Paris"]])
+        #expect(try probe.scalar("SELECT count(*) FROM MemoryImage") == "1")
+        #expect(store.contains(shared) && !store.contains(onlyRome))
+        #expect(try c.verifyExternalStorage().isHealthy)
+    }
+
+    @Test func changingOrClearingAValueReleasesTheOldBlob() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Memory.self, MemoryImage.self, at: dir.store())
+        let context = c.mainContext
+        let m = Memory(title: "A", date: .now, notes: "", images: [image("v1")])
+        context.insert(m)
+        try context.save()
+        let store = try #require(c.blobStore)
+        m.memoryImages[0].imageData = Data("v2".utf8)
+        try context.save()
+        #expect(!store.contains(SHA256.digest(Data("v1".utf8))) && store.contains(SHA256.digest(Data("v2".utf8))))
+        m.memoryImages[0].imageData = nil
+        try context.save()
+        #expect(!store.contains(SHA256.digest(Data("v2".utf8))))
+        #expect(try SQLiteProbe(dir.store()).scalar("SELECT imageData FROM MemoryImage") == "NULL")
+    }
+
+    @Test func aCrashBetweenCommitAndBlobRemovalLeavesOnlyAnOrphanThatGCRemoves() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Memory.self, MemoryImage.self, at: dir.store())
+        let context = c.mainContext
+        let m = Memory(title: "A", date: .now, notes: "", images: [image("doomed")])
+        context.insert(m)
+        try context.save()
+        context.skipsBlobRemovalForTesting = true
+        context.delete(m)
+        try context.save()
+        let doomed = SHA256.digest(Data("doomed".utf8))
+        let store = try #require(c.blobStore)
+        #expect(store.contains(doomed))
+        let report = try c.verifyExternalStorage()
+        #expect(report.isHealthy && report.unexpected == [doomed])
+        let dry = try c.collectGarbage(gracePeriod: 0, dryRun: true)
+        #expect(dry.orphanBlobs == 1 && store.contains(doomed))
+        let gc = try c.collectGarbage(gracePeriod: 0)
+        #expect(gc.orphanBlobs == 1 && gc.bytesFreed == 6 && !store.contains(doomed))
+    }
+
+    @Test func inMemoryContainersKeepExternalDataInMemory() throws {
+        let c = try ModelContainer(for: Memory.self, MemoryImage.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        #expect(c.blobStore == nil)
+        let context = c.mainContext
+        context.insert(Memory(title: "A", date: .now, notes: "", images: [image("mem")]))
+        try context.save()
+        let fresh = try ModelContext(c)
+        let images = try fresh.fetch(FetchDescriptor<MemoryImage>())
+        #expect(images.first?.imageData == Data("mem".utf8))
+    }
+
+    @Test func verifyNamesACorruptReferencedBlob() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Memory.self, MemoryImage.self, at: dir.store())
+        c.mainContext.insert(Memory(title: "A", date: .now, notes: "", images: [image("fragile")]))
+        try c.mainContext.save()
+        let digest = SHA256.digest(Data("fragile".utf8))
+        try Data("fragilE".utf8).write(to: c.blobStore!.url(for: digest))
+        let report = try c.verifyExternalStorage()
+        #expect(report.corrupt == [digest] && !report.isHealthy)
+    }
+}
