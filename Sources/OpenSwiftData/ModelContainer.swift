@@ -28,7 +28,16 @@ public final class ModelContainer: @unchecked Sendable {
         try self.init(for: schema, configurations: configurations)
     }
 
-    public init(for schema: Schema, configurations: [ModelConfiguration]) throws {
+    public convenience init(for schema: Schema, configurations: [ModelConfiguration]) throws {
+        try self.init(for: schema, migrationPlan: nil, configurations: configurations)
+    }
+
+    public convenience init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: ModelConfiguration...) throws {
+        try self.init(for: schema, migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// Opens the store, migrating it to `schema`: automatically, or through `migrationPlan`'s stages.
+    public init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: [ModelConfiguration]) throws {
         try schema.validate()
         self.schema = schema
         let configuration = configurations.first ?? ModelConfiguration(schema: schema)
@@ -44,7 +53,20 @@ public final class ModelContainer: @unchecked Sendable {
         anchor = try Connection(path: storePath)
         external = schema.hasExternalStorage
             ? try ExternalStorage(storeURL: configuration.isStoredInMemoryOnly ? nil : configuration.url) : nil
-        try SchemaWriter(schema: schema, connection: anchor).createOrUpdate()
+        try Migrator(connection: anchor, storePath: storePath, storeURL: configuration.isStoredInMemoryOnly ? nil : configuration.url)
+            .migrate(to: schema, plan: migrationPlan)
+    }
+
+    /// A container on an existing store path with no migration (for a migration stage's contexts).
+    init(schema: Schema, storePath: String) throws {
+        self.schema = schema
+        let configuration = ModelConfiguration(schema: schema, isStoredInMemoryOnly: storePath.hasPrefix("file:"))
+        self.configuration = configuration
+        self.configurations = [configuration]
+        self.storePath = storePath
+        anchor = try Connection(path: storePath)
+        external = schema.hasExternalStorage && !storePath.hasPrefix("file:")
+            ? try ExternalStorage(storeURL: URL(fileURLWithPath: storePath)) : nil
     }
 
     /// The blob store holding external-storage values (nil for in-memory stores or schemas without any).
@@ -88,6 +110,7 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     func openConnection() throws -> Connection { try Connection(path: storePath) }
+    var anchorConnection: Connection { anchor }
 
     /// Erases every model in the store.
     public func deleteAllData() throws {

@@ -60,6 +60,11 @@ public final class ModelContext {
         self.init(container: container, connection: try container.openConnection(), autosave: false)
     }
 
+    /// A context on the container's own connection (migration stages).
+    convenience init(container: ModelContainer) throws {
+        self.init(container: container, connection: container.anchorConnection, autosave: false)
+    }
+
     init(container: ModelContainer, connection: Connection, autosave: Bool) {
         self.container = container
         self.connection = connection

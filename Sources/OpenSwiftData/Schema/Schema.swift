@@ -7,6 +7,8 @@ import Foundation
 /// ```
 public final class Schema: @unchecked Sendable {
     public let entities: [Entity]
+    /// The version, when the schema comes from a `VersionedSchema`.
+    public internal(set) var version: Version?
     private let byType: [ObjectIdentifier: Entity]
     private let byName: [String: Entity]
 

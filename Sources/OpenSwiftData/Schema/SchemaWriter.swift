@@ -1,23 +1,138 @@
 import Foundation
 
-/// Creates the tables and indexes of a schema, and brings an existing store up to date
-/// for the changes that need no decision: a new model, a new property (NULL or its default
-/// for existing rows), a rename through `originalName`, `.unique` added or removed.
+/// Creates the tables and indexes of a schema, and migrates an existing store automatically for
+/// the changes that need no decision: a new model, a new property (NULL or its default for existing
+/// rows), a removed property, a rename through `originalName`, `.unique` added or removed (the index
+/// really changes). Delete rules live in code and need nothing.
+///
+/// The whole plan is made first, from the store's own description of itself; if any change needs a
+/// decision (a property's type changed, a required property with no default on a table with rows,
+/// `.unique` on a column holding duplicates) nothing is touched and `MigrationError` says what to do.
+/// Otherwise the store file is backed up (`VACUUM INTO`) and the plan runs in one transaction.
 struct SchemaWriter {
     let schema: Schema
     let connection: Connection
+    /// The store file, for the backup; nil for in-memory stores.
+    var storeURL: URL?
+    /// In a custom migration stage a changed type is allowed: the column is rebuilt with the new type,
+    /// its values converted by SQLite's column affinity where they can be, and the stage's
+    /// willMigrate/didMigrate carry or fix the rest.
+    var allowsTypeChanges = false
 
-    func createOrUpdate() throws {
-        try connection.transaction {
-            for entity in schema.entities {
-                let existing = try columns(of: entity.name)
-                if existing.isEmpty {
-                    try create(entity)
-                } else {
-                    try update(entity, existing: existing)
-                }
-                try syncIndexes(entity)
+    enum Step: Equatable {
+        case sql(String)
+        /// Sets a new column to the property's default value in existing rows.
+        case fillDefault(entity: String, property: String)
+    }
+
+    /// Brings the store to the schema; returns the backup file made, if any.
+    @discardableResult
+    func createOrUpdate() throws -> URL? {
+        let steps = try plan()
+        guard !steps.isEmpty else { return nil }
+        let isNewStore = try connection.rows("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_osd%' ESCAPE '\\'").first?.first == .integer(0)
+        var backup: URL?
+        if !isNewStore, let storeURL {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let stamp = formatter.string(from: Date()).replacingOccurrences(of: ":", with: "-")
+            var url = storeURL.deletingLastPathComponent().appendingPathComponent("\(storeURL.lastPathComponent).backup-\(stamp)")
+            var n = 2
+            while FileManager.default.fileExists(atPath: url.path) {
+                url = storeURL.deletingLastPathComponent().appendingPathComponent("\(storeURL.lastPathComponent).backup-\(stamp)-\(n)")
+                n += 1
             }
+            try connection.statement("VACUUM INTO ?").run([.text(url.path)])
+            backup = url
+        }
+        try connection.transaction {
+            for step in steps {
+                switch step {
+                case .sql(let sql):
+                    try connection.execute(sql)
+                case .fillDefault(let entityName, let propertyName):
+                    guard let entity = schema.entity(named: entityName), let property = entity.property(named: propertyName),
+                          let makeDefault = property.metadata.defaultValue, let codec = property.codec else { continue }
+                    try connection.statement("UPDATE \(entity.table) SET \(property.column) = ?").run([codec.encode(makeDefault())])
+                }
+            }
+        }
+        return backup
+    }
+
+    /// Every change the store needs, without changing anything.
+    func plan() throws -> [Step] {
+        var steps: [Step] = []
+        for entity in schema.entities {
+            let existing = try describe(entity.name)
+            if existing.isEmpty {
+                let columns = ["\"_pk\" INTEGER PRIMARY KEY"] + entity.columns.map(columnDefinition)
+                steps.append(.sql("CREATE TABLE \(entity.table) (\(columns.joined(separator: ", ")))"))
+                steps += try indexSteps(entity, present: [], dropping: [])
+                continue
+            }
+            let rowCount = try connection.rows("SELECT count(*) FROM \(entity.table)").first?.first
+            let hasRows = rowCount != .integer(0)
+            var kept = Set<String>()
+            var dropped: [String] = []
+            var columnSteps: [Step] = []
+            for property in entity.columns {
+                let expected = declaredType(property)
+                if let type = existing[property.name] {
+                    kept.insert(property.name)
+                    if type.uppercased() != expected {
+                        guard allowsTypeChanges else {
+                            throw MigrationError.incompatibleChange(
+                                model: entity.name, property: property.name,
+                                change: "its stored type is \(type) but the model now needs \(expected)",
+                                fix: "keep the old type, or add a VersionedSchema and a SchemaMigrationPlan whose custom stage carries the values across")
+                        }
+                        // Rebuild the column; values convert by the new column's affinity where they can.
+                        let old = quoted(property.name + "__osd_old")
+                        dropped.append(property.name)
+                        columnSteps.append(.sql("ALTER TABLE \(entity.table) RENAME COLUMN \(property.column) TO \(old)"))
+                        columnSteps.append(.sql("ALTER TABLE \(entity.table) ADD COLUMN \(columnDefinition(property))"))
+                        columnSteps.append(.sql("UPDATE \(entity.table) SET \(property.column) = \(old)"))
+                        columnSteps.append(.sql("ALTER TABLE \(entity.table) DROP COLUMN \(old)"))
+                    }
+                    continue
+                }
+                if let old = property.attribute?.originalName ?? property.relationship?.originalName, existing[old] != nil {
+                    kept.insert(old)
+                    columnSteps.append(.sql("ALTER TABLE \(entity.table) RENAME COLUMN \(quoted(old)) TO \(property.column)"))
+                    continue
+                }
+                let required = !property.isOptional && property.codec != nil && property.metadata.defaultValue == nil
+                if required && hasRows && !allowsTypeChanges {
+                    throw MigrationError.incompatibleChange(
+                        model: entity.name, property: property.name,
+                        change: "it is new, required and has no default value, and \(entity.name) already has rows",
+                        fix: "give it a default value (`var \(property.name): … = …`) or make it optional")
+                }
+                columnSteps.append(.sql("ALTER TABLE \(entity.table) ADD COLUMN \(columnDefinition(property))"))
+                if property.metadata.defaultValue != nil && hasRows {
+                    columnSteps.append(.fillDefault(entity: entity.name, property: property.name))
+                }
+            }
+            let removed = existing.keys.filter { $0 != "_pk" && !kept.contains($0) }.sorted()
+            for name in removed {
+                dropped.append(name)
+                columnSteps.append(.sql("ALTER TABLE \(entity.table) DROP COLUMN \(quoted(name))"))
+            }
+            // Indexes on dropped columns must go before the columns do.
+            let present = try indexes(of: entity.name)
+            steps += present.filter { index in dropped.contains { index.columns.contains($0) } }.map { .sql("DROP INDEX \(quoted($0.name))") }
+            steps += columnSteps
+            steps += try indexSteps(entity, present: present, dropping: dropped, hasRows: hasRows)
+        }
+        return steps
+    }
+
+    func declaredType(_ property: Schema.Property) -> String {
+        switch property.kind {
+        case .attribute: return property.isExternalStorage ? "TEXT" : (property.codec?.columnType ?? "")
+        case .toOne: return "INTEGER"
+        default: return ""
         }
     }
 
@@ -37,52 +152,78 @@ struct SchemaWriter {
         }
     }
 
-    func create(_ entity: Schema.Entity) throws {
-        let columns = ["\"_pk\" INTEGER PRIMARY KEY"] + entity.columns.map(columnDefinition)
-        try connection.execute("CREATE TABLE \(entity.table) (\(columns.joined(separator: ", ")))")
-    }
-
-    func update(_ entity: Schema.Entity, existing: Set<String>) throws {
-        for property in entity.columns where !existing.contains(property.name) {
-            if let old = property.attribute?.originalName ?? property.relationship?.originalName, existing.contains(old) {
-                try connection.execute("ALTER TABLE \(entity.table) RENAME COLUMN \(quoted(old)) TO \(property.column)")
-                continue
-            }
-            try connection.execute("ALTER TABLE \(entity.table) ADD COLUMN \(columnDefinition(property))")
-            if let makeDefault = property.metadata.defaultValue, let codec = property.codec {
-                let value = codec.encode(makeDefault())
-                try connection.statement("UPDATE \(entity.table) SET \(property.column) = ?").run([value])
-            }
-        }
-    }
-
-    /// One unique index per `.unique` property and one index per to-one foreign key; stale ones are dropped.
-    func syncIndexes(_ entity: Schema.Entity) throws {
+    /// One unique index per `.unique` property, one per to-one foreign key and one per external-storage
+    /// column; stale ones (a `.unique` removed) are dropped.
+    func indexSteps(_ entity: Schema.Entity, present: [IndexInfo], dropping: [String], hasRows: Bool = false) throws -> [Step] {
         var wanted: [String: String] = [:]
         for property in entity.columns {
+            let name: String
+            let unique: Bool
             if property.isUnique {
-                let name = "\(entity.name)_\(property.name)_unique"
-                wanted[name] = "CREATE UNIQUE INDEX \(quoted(name)) ON \(entity.table)(\(property.column))"
+                (name, unique) = ("\(entity.name)_\(property.name)_unique", true)
             } else if property.isExternalStorage {
-                let name = "\(entity.name)_\(property.name)_blob"
-                wanted[name] = "CREATE INDEX \(quoted(name)) ON \(entity.table)(\(property.column))"
+                (name, unique) = ("\(entity.name)_\(property.name)_blob", false)
             } else if case .toOne = property.kind {
-                let name = "\(entity.name)_\(property.name)_fk"
-                wanted[name] = "CREATE INDEX \(quoted(name)) ON \(entity.table)(\(property.column))"
+                (name, unique) = ("\(entity.name)_\(property.name)_fk", false)
+            } else {
+                continue
+            }
+            wanted[name] = "CREATE \(unique ? "UNIQUE " : "")INDEX \(quoted(name)) ON \(entity.table)(\(property.column))"
+            if unique && hasRows && !present.contains(where: { $0.name == name }) {
+                let duplicates = try connection.rows("SELECT count(*) FROM (SELECT 1 FROM \(entity.table) WHERE \(property.column) IS NOT NULL GROUP BY \(property.column) HAVING count(*) > 1)")
+                if duplicates.first?.first != .integer(0) {
+                    throw MigrationError.incompatibleChange(
+                        model: entity.name, property: property.name,
+                        change: "it is now .unique but stored rows share values",
+                        fix: "remove the duplicates first, or keep the property without .unique")
+                }
             }
         }
-        let present = try connection.rows(
-            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", [.text(entity.name)]
-        ).compactMap { row -> String? in if case .text(let name) = row[0] { return name } else { return nil } }
-        for name in present where wanted[name] == nil && (name.hasSuffix("_unique") || name.hasSuffix("_fk") || name.hasSuffix("_blob")) {
-            try connection.execute("DROP INDEX \(quoted(name))")
+        var steps: [Step] = []
+        let ours = present.filter { index in ["_unique", "_fk", "_blob"].contains { index.name.hasSuffix($0) } }
+        for index in ours where wanted[index.name] == nil && !index.columns.contains(where: dropping.contains) {
+            steps.append(.sql("DROP INDEX \(quoted(index.name))"))
         }
-        for (name, sql) in wanted where !present.contains(name) { try connection.execute(sql) }
+        let kept = Set(ours.filter { index in !index.columns.contains(where: dropping.contains) }.map { $0.name })
+        for (name, sql) in wanted.sorted(by: { $0.key < $1.key }) where !kept.contains(name) { steps.append(.sql(sql)) }
+        return steps
     }
 
-    func columns(of table: String) throws -> Set<String> {
-        Set(try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap {
-            if case .text(let name) = $0[0] { return name } else { return nil }
-        })
+    struct IndexInfo { var name: String; var columns: [String] }
+
+    func indexes(of table: String) throws -> [IndexInfo] {
+        try connection.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", [.text(table)])
+            .compactMap { row -> IndexInfo? in
+                guard case .text(let name) = row[0] else { return nil }
+                let columns = try connection.rows("SELECT name FROM pragma_index_info(?)", [.text(name)]).compactMap { r -> String? in
+                    if case .text(let c) = r[0] { return c } else { return nil }
+                }
+                return IndexInfo(name: name, columns: columns)
+            }
+    }
+
+    /// Column name → declared type, as the store has them.
+    func describe(_ table: String) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for row in try connection.rows("SELECT name, type FROM pragma_table_info(?)", [.text(table)]) {
+            if case .text(let name) = row[0], case .text(let type) = row[1] { result[name] = type }
+        }
+        return result
+    }
+}
+
+/// A store that cannot be brought to the current models automatically. The store file is untouched.
+public enum MigrationError: Error, Equatable, LocalizedError {
+    case incompatibleChange(model: String, property: String, change: String, fix: String)
+    /// A SchemaMigrationPlan has no stage from the store's version.
+    case noStage(from: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .incompatibleChange(let model, let property, let change, let fix):
+            return "cannot migrate \(model).\(property) automatically: \(change). To fix: \(fix). The store was not changed."
+        case .noStage(let version):
+            return "the migration plan has no stage from schema version \(version). The store was not changed."
+        }
     }
 }

@@ -1,0 +1,129 @@
+import Foundation
+import OpenSwiftData
+
+// Earlier versions of models, each in its own namespace; the entity (table) name is the class name.
+
+enum BudgetV1 {
+    @Model final class Expense {
+        var title: String
+        var amount: Decimal
+        var category: Category
+        var date: Date
+        init(title: String, amount: Decimal, category: Category, date: Date) {
+            self.title = title
+            self.amount = amount
+            self.category = category
+            self.date = date
+        }
+    }
+}
+
+enum ShapeV1 {
+    @Model final class Card {
+        var name: String
+        var extra: String
+        var code: String
+        init(name: String, extra: String, code: String) {
+            self.name = name
+            self.extra = extra
+            self.code = code
+        }
+    }
+}
+
+enum ShapeV2 {
+    /// `name` renamed to `title`, `extra` removed, `code` now unique.
+    @Model final class Card {
+        @Attribute(originalName: "name") var title: String
+        @Attribute(.unique) var code: String
+        init(title: String, code: String) {
+            self.title = title
+            self.code = code
+        }
+    }
+}
+
+enum ShapeV3 {
+    /// `.unique` removed again.
+    @Model final class Card {
+        @Attribute(originalName: "name") var title: String
+        var code: String
+        init(title: String, code: String) {
+            self.title = title
+            self.code = code
+        }
+    }
+}
+
+enum ShapeTyped {
+    /// `code` changed type.
+    @Model final class Card {
+        var name: String
+        var extra: String
+        var code: Int
+        init(name: String, extra: String, code: Int) {
+            self.name = name
+            self.extra = extra
+            self.code = code
+        }
+    }
+}
+
+enum ShapeRequired {
+    /// A new required property with no default.
+    @Model final class Card {
+        var name: String
+        var extra: String
+        var code: String
+        var owner: String
+        init(name: String, extra: String, code: String, owner: String) {
+            self.name = name
+            self.extra = extra
+            self.code = code
+            self.owner = owner
+        }
+    }
+}
+
+enum PriceV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Price.self] }
+    @Model final class Price {
+        var label: String
+        var amount: Double
+        init(label: String, amount: Double) {
+            self.label = label
+            self.amount = amount
+        }
+    }
+}
+
+enum PriceV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Price.self] }
+    @Model final class Price {
+        var label: String
+        var amount: Decimal
+        init(label: String, amount: Decimal) {
+            self.label = label
+            self.amount = amount
+        }
+    }
+}
+
+/// Doubles become Decimals: read before the store changes, written after.
+enum PricePlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [PriceV1.self, PriceV2.self] }
+    nonisolated(unsafe) static var carried: [String: Double] = [:]
+    static var stages: [MigrationStage] {
+        [.custom(fromVersion: PriceV1.self, toVersion: PriceV2.self,
+                 willMigrate: { context in
+                     carried = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<PriceV1.Price>()).map { ($0.label, $0.amount) })
+                 },
+                 didMigrate: { context in
+                     for price in try context.fetch(FetchDescriptor<PriceV2.Price>()) {
+                         price.amount = Decimal(string: String(carried[price.label] ?? 0))!
+                     }
+                 })]
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+import OpenSwiftData
+
+@Suite struct MigrationTests {
+    func backups(in dir: TemporaryDirectory) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter { $0.contains(".backup-") }) ?? []
+    }
+
+    @Test func theBudgetStoreOpensWithTheLaterNoteProperty() throws {
+        let dir = TemporaryDirectory()
+        do {
+            let old = try container(BudgetV1.Expense.self, at: dir.store())
+            old.mainContext.insert(BudgetV1.Expense(title: "Rent", amount: Decimal(string: "1200.50")!, category: .housing, date: Date(timeIntervalSinceReferenceDate: 5)))
+            try old.mainContext.save()
+        }
+        let c = try container(Expense.self, at: dir.store())
+        let expenses = try c.mainContext.fetch(FetchDescriptor<Expense>())
+        #expect(expenses.count == 1)
+        #expect(expenses[0].title == "Rent" && expenses[0].amount == Decimal(string: "1200.50")! && expenses[0].category == .housing)
+        #expect(expenses[0].note == "")
+        #expect(try SQLiteProbe(dir.store()).scalar("SELECT note FROM Expense") == "")
+        #expect(backups(in: dir).count == 1, "a backup of the store is made before migrating")
+        // Opening again changes nothing and makes no new backup.
+        _ = try container(Expense.self, at: dir.store())
+        #expect(backups(in: dir).count == 1)
+    }
+
+    @Test func renameRemoveAndAddUniqueHappenAutomatically() throws {
+        let dir = TemporaryDirectory()
+        do {
+            let old = try container(ShapeV1.Card.self, at: dir.store())
+            old.mainContext.insert(ShapeV1.Card(name: "a", extra: "x", code: "1"))
+            old.mainContext.insert(ShapeV1.Card(name: "b", extra: "y", code: "2"))
+            try old.mainContext.save()
+        }
+        let c = try container(ShapeV2.Card.self, at: dir.store())
+        let cards = try c.mainContext.fetch(FetchDescriptor<ShapeV2.Card>(sortBy: [SortDescriptor(\.code)]))
+        #expect(cards.map(\.title) == ["a", "b"])
+        let probe = SQLiteProbe(dir.store())
+        #expect(try probe.rows("SELECT name FROM pragma_table_info('Card')").map { $0[0] } == ["_pk", "title", "code"])
+        #expect(try probe.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'Card_code_unique'") == "1")
+        // And back: removing .unique really drops the index.
+        _ = try container(ShapeV3.Card.self, at: dir.store())
+        #expect(try probe.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'Card_code_unique'") == "0")
+    }
+
+    func fileBytes(_ dir: TemporaryDirectory) throws -> Data {
+        try Data(contentsOf: dir.store())
+    }
+
+    func storeWithDuplicates() throws -> TemporaryDirectory {
+        let dir = TemporaryDirectory()
+        let old = try container(ShapeV1.Card.self, at: dir.store())
+        old.mainContext.insert(ShapeV1.Card(name: "a", extra: "x", code: "same"))
+        old.mainContext.insert(ShapeV1.Card(name: "b", extra: "y", code: "same"))
+        try old.mainContext.save()
+        let connection = try ModelContext(old)
+        _ = connection
+        return dir
+    }
+
+    @Test func aTypeChangeFailsNamingThePropertyAndLeavesTheFileUntouched() throws {
+        let dir = try storeWithDuplicates()
+        let before = try SQLiteProbe(dir.store()).rows("SELECT * FROM Card")
+        let schemaBefore = try SQLiteProbe(dir.store()).rows("SELECT sql FROM sqlite_master")
+        #expect {
+            _ = try container(ShapeTyped.Card.self, at: dir.store())
+        } throws: { error in
+            guard case MigrationError.incompatibleChange(let model, let property, let change, let fix) = error else { return false }
+            return model == "Card" && property == "code" && change.contains("TEXT") && change.contains("INTEGER") && fix.contains("SchemaMigrationPlan")
+        }
+        #expect(try SQLiteProbe(dir.store()).rows("SELECT * FROM Card") == before)
+        #expect(try SQLiteProbe(dir.store()).rows("SELECT sql FROM sqlite_master") == schemaBefore)
+        #expect(backups(in: dir).isEmpty)
+    }
+
+    @Test func uniqueOverDuplicatesAndARequiredPropertyWithoutDefaultFail() throws {
+        let dir = try storeWithDuplicates()
+        #expect(throws: MigrationError.self) { _ = try container(ShapeV2.Card.self, at: dir.store()) }
+        #expect(try SQLiteProbe(dir.store()).rows("SELECT name FROM pragma_table_info('Card')").map { $0[0] } == ["_pk", "name", "extra", "code"])
+        #expect {
+            _ = try container(ShapeRequired.Card.self, at: dir.store())
+        } throws: { error in
+            guard case MigrationError.incompatibleChange(_, let property, _, let fix) = error else { return false }
+            return property == "owner" && fix.contains("default value")
+        }
+    }
+
+    @Test func aCustomStageCarriesValuesAcrossATypeChange() throws {
+        let dir = TemporaryDirectory()
+        do {
+            let c = try ModelContainer(for: Schema(versionedSchema: PriceV1.self), migrationPlan: PricePlan.self,
+                                       configurations: ModelConfiguration(url: dir.store()))
+            c.mainContext.insert(PriceV1.Price(label: "tea", amount: 2.5))
+            try c.mainContext.save()
+        }
+        let c = try ModelContainer(for: Schema(versionedSchema: PriceV2.self), migrationPlan: PricePlan.self,
+                                   configurations: ModelConfiguration(url: dir.store()))
+        let prices = try c.mainContext.fetch(FetchDescriptor<PriceV2.Price>())
+        #expect(prices.map(\.amount) == [Decimal(string: "2.5")!])
+        #expect(try SQLiteProbe(dir.store()).scalar("SELECT value FROM _osd_metadata WHERE key = 'schemaVersion'") == "2.0.0")
+        #expect(try SQLiteProbe(dir.store()).scalar("SELECT typeof(amount) FROM Price") == "text")
+    }
+}
