@@ -35,3 +35,16 @@ import OpenSwiftData
     var author: Author?
     init(title: String) { self.title = title }
 }
+
+/// Many-to-many.
+@Model final class Article {
+    var title: String
+    @Relationship(inverse: \Label.articles) var labels: [Label] = []
+    init(title: String) { self.title = title }
+}
+
+@Model final class Label {
+    var name: String
+    var articles: [Article] = []
+    init(name: String) { self.name = name }
+}

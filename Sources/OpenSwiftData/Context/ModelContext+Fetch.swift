@@ -98,11 +98,12 @@ extension ModelContext {
         return keys.compactMap { found[$0] }
     }
 
-    /// Models whose `column` holds `key` (the rows of a to-many relationship).
-    func fetchWhere<T: PersistentModel>(_ type: T.Type, column: String, equals key: Int64) throws -> [T] {
+    /// The rows of a to-many relationship of the owner with primary key `owner`, in one query.
+    func fetchRelated<T: PersistentModel>(_ type: T.Type, link: RelationshipGraph.ToManyLink, owner key: Int64) throws -> [T] {
         let entity = EntityCache.entity(for: T.self)
-        let statement = try connection.statement(
-            "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\(column) = ? ORDER BY t0.\"_pk\"")
+        let rows = link.rows(of: entity, as: "t0", ownerKey: "?")
+        let order = link.joinTable == nil ? "t0.\"_pk\"" : "t0j.rowid"
+        let statement = try connection.statement("SELECT \(entity.selectList) \(rows.from) WHERE \(rows.condition) ORDER BY \(order)")
         try statement.bind([.integer(key)])
         var result: [T] = []
         while try statement.step() { result.append(try materialize(T.self, entity: entity, from: statement)) }

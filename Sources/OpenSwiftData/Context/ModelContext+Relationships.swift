@@ -20,12 +20,12 @@ extension ModelContext {
                 }
                 backing.values[index] = try _openExistential(targetType, do: load)
             case .toMany(let targetType):
-                guard backing.primaryKey > 0, let inverse = RelationshipGraph.inverse(of: property, in: entity) else {
+                guard backing.primaryKey > 0, let link = RelationshipGraph.link(of: property, in: entity) else {
                     if backing.values[index] == nil { backing.values[index] = property.emptyArray() }
                     return
                 }
                 func load<T: PersistentModel>(_ type: T.Type) throws -> Any {
-                    try fetchWhere(T.self, column: inverse.column, equals: backing.primaryKey)
+                    try fetchRelated(T.self, link: link, owner: backing.primaryKey)
                 }
                 backing.values[index] = try _openExistential(targetType, do: load)
             default:
@@ -93,42 +93,3 @@ extension ModelContext {
     }
 }
 
-/// Finds each relationship's inverse: the declared `inverse:`, a relationship on the other side
-/// that declares this one as its inverse, or the only relationship there that points back.
-enum RelationshipGraph {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var cache: [String: Schema.Property?] = [:]
-
-    static func inverse(of property: Schema.Property, in entity: Schema.Entity) -> Schema.Property? {
-        let key = "\(entity.name).\(property.name)"
-        lock.lock()
-        if let cached = cache[key] { lock.unlock(); return cached }
-        lock.unlock()
-        let found = compute(property, entity)
-        lock.lock()
-        cache[key] = .some(found)
-        lock.unlock()
-        return found
-    }
-
-    private static func compute(_ property: Schema.Property, _ entity: Schema.Entity) -> Schema.Property? {
-        let targetType: any PersistentModel.Type
-        switch property.kind {
-        case .toOne(let t), .toMany(let t): targetType = t
-        default: return nil
-        }
-        let target = EntityCache.entity(for: targetType)
-        if let keyPath = property.relationship?.inverse, let declared = target.property(for: keyPath) { return declared }
-        if let declaring = target.properties.first(where: { $0.relationship?.inverse == property.keyPath }) { return declaring }
-        let candidates = target.properties.filter { candidate in
-            let pointsBack: Bool
-            switch candidate.kind {
-            case .toOne(let t), .toMany(let t): pointsBack = ObjectIdentifier(t) == ObjectIdentifier(entity.type)
-            default: pointsBack = false
-            }
-            let isSelf = target === entity && candidate.index == property.index
-            return pointsBack && !isSelf && candidate.relationship?.inverse == nil
-        }
-        return candidates.count == 1 ? candidates[0] : nil
-    }
-}

@@ -137,6 +137,7 @@ extension ModelContext {
                 try connection.statement("UPDATE \(entity.table) SET \(sets) WHERE \"_pk\" = ?")
                     .run(properties.map { encode(backing, $0) } + [.integer(backing.primaryKey)])
             }
+            try writeJoinTables()
         } catch let error as SQLiteError where error.code == 2067 /* SQLITE_CONSTRAINT_UNIQUE */ {
             for (backing, temporaryKey) in assigned { backing.primaryKey = temporaryKey }
             throw uniqueViolation(error)
@@ -145,6 +146,27 @@ extension ModelContext {
             throw error
         }
         return assigned
+    }
+
+    /// Rewrites the join-table rows of every many-to-many relationship that was set or is new.
+    func writeJoinTables() throws {
+        for model in insertedList + changedList {
+            let backing = model.persistentBackingData
+            guard let entity = backing.entity, backing.state != .deleted else { continue }
+            for property in entity.relationships {
+                guard backing.state == .inserted || backing.changed.contains(property.index),
+                      !backing.unloaded.contains(property.index),
+                      case .joinTable(let table, let ownerColumn, let targetColumn)? = RelationshipGraph.link(of: property, in: entity)
+                else { continue }
+                try connection.statement("DELETE FROM \(quoted(table)) WHERE \(quoted(ownerColumn)) = ?").run([.integer(backing.primaryKey)])
+                let insert = try connection.statement("INSERT OR IGNORE INTO \(quoted(table)) (\(quoted(ownerColumn)), \(quoted(targetColumn))) VALUES (?, ?)")
+                for target in backing.values[property.index].map(Relationships.models(in:)) ?? [] {
+                    let key = target.persistentBackingData.primaryKey
+                    guard key > 0 else { continue }
+                    try insert.run([.integer(backing.primaryKey), .integer(key)])
+                }
+            }
+        }
     }
 
     /// The stored form of one property of a model.

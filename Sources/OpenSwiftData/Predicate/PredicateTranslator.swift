@@ -41,7 +41,7 @@ enum SQLTerm {
     /// A row of an entity under a table alias (the predicate's variable, or a to-one relationship).
     case row(Schema.Entity, alias: String)
     /// The models of a to-many relationship of the row under `ownerAlias`.
-    case toMany(Schema.Entity, inverseColumn: String, ownerAlias: String)
+    case toMany(Schema.Entity, link: RelationshipGraph.ToManyLink, ownerAlias: String)
     /// A scalar SQL expression.
     case value(SQLFragment)
 }

@@ -63,14 +63,17 @@ struct SchemaWriter {
     /// Every change the store needs, without changing anything.
     func plan() throws -> [Step] {
         var steps: [Step] = []
+        var plannedJoinTables = Set<String>()
         for entity in schema.entities {
             let existing = try describe(entity.name)
             if existing.isEmpty {
                 let columns = ["\"_pk\" INTEGER PRIMARY KEY"] + entity.columns.map(columnDefinition)
                 steps.append(.sql("CREATE TABLE \(entity.table) (\(columns.joined(separator: ", ")))"))
                 steps += try indexSteps(entity, present: [], dropping: [])
+                steps += try joinTableSteps(entity, planned: &plannedJoinTables)
                 continue
             }
+            steps += try joinTableSteps(entity, planned: &plannedJoinTables)
             let rowCount = try connection.rows("SELECT count(*) FROM \(entity.table)").first?.first
             let hasRows = rowCount != .integer(0)
             var kept = Set<String>()
@@ -124,6 +127,26 @@ struct SchemaWriter {
             steps += present.filter { index in dropped.contains { index.columns.contains($0) } }.map { .sql("DROP INDEX \(quoted($0.name))") }
             steps += columnSteps
             steps += try indexSteps(entity, present: present, dropping: dropped, hasRows: hasRows)
+        }
+        return steps
+    }
+
+    /// The join tables of many-to-many (and inverse-less to-many) relationships, created once per pair.
+    func joinTableSteps(_ entity: Schema.Entity, planned: inout Set<String>) throws -> [Step] {
+        var steps: [Step] = []
+        for property in entity.relationships {
+            guard let link = RelationshipGraph.link(of: property, in: entity),
+                  case .joinTable(let table, let ownerColumn, let targetColumn) = link,
+                  case .toMany(let targetType) = property.kind, !planned.contains(table) else { continue }
+            planned.insert(table)
+            let exists = try connection.rows("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]).first?.first != .integer(0)
+            guard !exists else { continue }
+            // Written the same way whichever side plans it: the first column first.
+            var columns = [(ownerColumn, entity.table), (targetColumn, quoted(String(describing: targetType)))]
+            columns.sort { $0.0 < $1.0 }
+            let definitions = columns.map { "\(quoted($0.0)) INTEGER NOT NULL REFERENCES \($0.1)(\"_pk\") ON DELETE CASCADE" }
+            steps.append(.sql("CREATE TABLE \(quoted(table)) (\(definitions.joined(separator: ", ")), PRIMARY KEY (\(quoted(columns[0].0)), \(quoted(columns[1].0))))"))
+            steps.append(.sql("CREATE INDEX \(quoted(table + "_" + columns[1].0)) ON \(quoted(table))(\(quoted(columns[1].0)))"))
         }
         return steps
     }

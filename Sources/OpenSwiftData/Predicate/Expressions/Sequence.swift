@@ -20,7 +20,7 @@ where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
 extension PredicateExpressions.SequenceContainsWhere: SQLPredicateExpression
 where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
     func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        guard case .toMany(let target, let inverseColumn, let ownerAlias) = try t.term(sequence) else {
+        guard case .toMany(let target, let link, let ownerAlias) = try t.term(sequence) else {
             throw PredicateTranslationError.unsupportedUse(
                 expression: "SequenceContainsWhere", reason: "contains(where:) is translated over to-many relationships only")
         }
@@ -30,7 +30,8 @@ where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
         let condition = try t.scalar(test)
         let innerJoins = t.joins.dropFirst(saved.count).joined(separator: " ")
         t.restoreJoins(saved)
-        return .value("EXISTS (SELECT 1 FROM \(target.table) AS \(alias) \(innerJoins) WHERE \(alias).\(inverseColumn) = \(ownerAlias).\"_pk\" AND " + condition + ")")
+        let rows = link.rows(of: target, as: alias, ownerKey: "\(ownerAlias).\"_pk\"")
+        return .value("EXISTS (SELECT 1 \(rows.from) \(innerJoins) WHERE \(rows.condition) AND " + condition + ")")
     }
 }
 

@@ -31,16 +31,15 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPr
                 return .row(target, alias: t.joinedAlias(from: alias, column: property.column, to: target.table))
             case .toMany(let targetType):
                 let target = EntityCache.entity(for: targetType)
-                guard let inverse = RelationshipGraph.inverse(of: property, in: entity), case .toOne = inverse.kind else {
-                    throw PredicateTranslationError.unsupportedUse(
-                        expression: "\(keyPath)", reason: "\(entity.name).\(property.name) has no to-one inverse")
-                }
-                return .toMany(target, inverseColumn: inverse.column, ownerAlias: alias)
+                let link = RelationshipGraph.link(of: property, in: entity)!
+                return .toMany(target, link: link, ownerAlias: alias)
             case .unsupported(let type):
                 throw PredicateTranslationError.unsupportedUse(expression: "\(keyPath)", reason: "type \(type) is not stored")
             }
-        case .toMany(let target, let inverseColumn, let ownerAlias):
-            let count = SQLFragment("(SELECT count(*) FROM \(target.table) WHERE \(target.table).\(inverseColumn) = \(ownerAlias).\"_pk\")")
+        case .toMany(let target, let link, let ownerAlias):
+            let alias = t.newAlias()
+            let rows = link.rows(of: target, as: alias, ownerKey: "\(ownerAlias).\"_pk\"")
+            let count = SQLFragment("(SELECT count(*) \(rows.from) WHERE \(rows.condition))")
             if isCollectionCount { return .value(count) }
             if isCollectionIsEmpty { return .value(count + " = 0") }
             throw PredicateTranslationError.unsupportedUse(expression: "\(keyPath)", reason: "only .count and .isEmpty of a to-many relationship are translated")

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Finds each relationship's inverse: the declared `inverse:`, a relationship on the other side
+/// that declares this one as its inverse, or the only relationship there that points back.
+enum RelationshipGraph {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var cache: [String: Schema.Property?] = [:]
+
+    /// How the rows of a to-many relationship are found.
+    enum ToManyLink: Equatable {
+        /// A to-one inverse: the related table's foreign-key column.
+        case foreignKey(column: String)
+        /// Many-to-many, or a to-many without inverse: a join table of (owner, target) primary keys.
+        case joinTable(table: String, ownerColumn: String, targetColumn: String)
+
+        /// The FROM clause (target rows under `alias`, joined as needed) and the condition that picks
+        /// the rows related to the owner whose primary key is the SQL expression `ownerKey`.
+        func rows(of target: Schema.Entity, as alias: String, ownerKey: String) -> (from: String, condition: String) {
+            switch self {
+            case .foreignKey(let column):
+                return ("FROM \(target.table) AS \(alias)", "\(alias).\(column) = \(ownerKey)")
+            case .joinTable(let table, let ownerColumn, let targetColumn):
+                return ("FROM \(target.table) AS \(alias) JOIN \(quoted(table)) AS \(alias)j ON \(alias)j.\(quoted(targetColumn)) = \(alias).\"_pk\"",
+                        "\(alias)j.\(quoted(ownerColumn)) = \(ownerKey)")
+            }
+        }
+
+        var joinTable: String? {
+            if case .joinTable(let table, _, _) = self { return table }
+            return nil
+        }
+    }
+
+    /// How a to-many relationship's rows are found, or nil for a to-one.
+    static func link(of property: Schema.Property, in entity: Schema.Entity) -> ToManyLink? {
+        guard case .toMany = property.kind else { return nil }
+        let inverse = inverse(of: property, in: entity)
+        if let inverse, case .toOne = inverse.kind { return .foreignKey(column: inverse.column) }
+        // One join table per pair of sides, named after both (sorted, so each side finds the same one).
+        let mine = "\(entity.name).\(property.name)"
+        guard let inverse, case .toMany(let targetType) = property.kind else {
+            return .joinTable(table: "_\(entity.name)_\(property.name)", ownerColumn: "owner", targetColumn: "target")
+        }
+        let theirs = "\(String(describing: targetType)).\(inverse.name)"
+        let (first, second) = mine <= theirs ? (mine, theirs) : (theirs, mine)
+        let table = "_" + first.replacingOccurrences(of: ".", with: "_") + "__" + second.replacingOccurrences(of: ".", with: "_")
+        // Column "a" holds the primary key of the first side's owner, "b" the second's.
+        return mine == first && mine != theirs
+            ? .joinTable(table: table, ownerColumn: "a", targetColumn: "b")
+            : .joinTable(table: table, ownerColumn: mine == theirs ? "a" : "b", targetColumn: mine == theirs ? "b" : "a")
+    }
+
+    static func inverse(of property: Schema.Property, in entity: Schema.Entity) -> Schema.Property? {
+        let key = "\(entity.name).\(property.name)"
+        lock.lock()
+        if let cached = cache[key] { lock.unlock(); return cached }
+        lock.unlock()
+        let found = compute(property, entity)
+        lock.lock()
+        cache[key] = .some(found)
+        lock.unlock()
+        return found
+    }
+
+    private static func compute(_ property: Schema.Property, _ entity: Schema.Entity) -> Schema.Property? {
+        let targetType: any PersistentModel.Type
+        switch property.kind {
+        case .toOne(let t), .toMany(let t): targetType = t
+        default: return nil
+        }
+        let target = EntityCache.entity(for: targetType)
+        if let keyPath = property.relationship?.inverse, let declared = target.property(for: keyPath) { return declared }
+        if let declaring = target.properties.first(where: { $0.relationship?.inverse == property.keyPath }) { return declaring }
+        let candidates = target.properties.filter { candidate in
+            let pointsBack: Bool
+            switch candidate.kind {
+            case .toOne(let t), .toMany(let t): pointsBack = ObjectIdentifier(t) == ObjectIdentifier(entity.type)
+            default: pointsBack = false
+            }
+            let isSelf = target === entity && candidate.index == property.index
+            return pointsBack && !isSelf && candidate.relationship?.inverse == nil
+        }
+        return candidates.count == 1 ? candidates[0] : nil
+    }
+}
