@@ -7,7 +7,10 @@
 //   insert        create the models, insert them, save (one transaction)  | C: BEGIN, bind/step/reset, COMMIT
 //   fetch_sorted  reopen, fetch every model sorted by date                | C: SELECT … ORDER BY date, copy columns out
 //   fetch_1pct    fetch the models whose date lies in 1% of the span      | C: the same WHERE, copy columns out
-// Each figure prints the median time of both and the ratio (OpenSwiftData / C API).
+//   walk_10k      fetch 10,000 parents and walk each one's 10 children   | C: two SELECTs, children grouped by parent
+//   cascade_1k    delete 1,000 parents and their 10,000 children, save     | C: DELETE children, DELETE parents, one transaction
+// Each figure prints the median time of both and the ratio (OpenSwiftData / C API); the relationship
+// figures also print how many SQL statements OpenSwiftData ran.
 import CSQLite
 import Foundation
 import OpenSwiftData
@@ -23,6 +26,22 @@ import OpenSwiftData
         self.title = title
         self.date = date
         self.notes = notes
+    }
+}
+
+@Model final class Parent {
+    var name: String
+    @Relationship(deleteRule: .cascade) var children: [Child] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class Child {
+    var label: String
+    var value: Int
+    var parent: Parent?
+    init(label: String, value: Int) {
+        self.label = label
+        self.value = value
     }
 }
 
@@ -182,4 +201,118 @@ print("figure\tOpenSwiftData_s\tC_API_s\tratio")
 for key in ["insert", "fetch_sorted", "fetch_1pct"] {
     let m = median(samples[key]!.model), c = median(samples[key]!.c)
     print("\(key)\t\(String(format: "%.4f", m))\t\(String(format: "%.4f", c))\t\(String(format: "%.2f", m / c))x")
+}
+
+// MARK: Relationships
+
+func buildFamilies(_ path: String) throws {
+    removeStore(path)
+    let container = try ModelContainer(for: Parent.self, Child.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+    let context = try ModelContext(container)
+    for p in 0..<10_000 {
+        let parent = Parent(name: String(format: "p%05d", p))
+        context.insert(parent)
+        for c in 0..<10 {
+            let child = Child(label: "c\(c)", value: p * 10 + c)
+            parent.children.append(child)
+        }
+    }
+    try context.save()
+}
+
+func copyStore(_ from: String, _ to: String) {
+    removeStore(to)
+    for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: from + suffix) {
+        try! FileManager.default.copyItem(atPath: from + suffix, toPath: to + suffix)
+    }
+}
+
+func walkModel(_ path: String) throws -> (Double, Int, Int) {
+    let container = try ModelContainer(for: Parent.self, Child.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+    let context = try ModelContext(container)
+    var statements = 0
+    context.traceSQL { _ in statements += 1 }
+    let t = now()
+    var sum = 0
+    for parent in try context.fetch(FetchDescriptor<Parent>()) {
+        for child in parent.children { sum += child.value }
+    }
+    return (now() - t, statements, sum)
+}
+
+func walkC(_ path: String) -> (Double, Int) {
+    let db = openC(path)
+    let t = now()
+    struct P { var pk: Int64; var name: String; var children: [(String, Int)] = [] }
+    var parents: [Int64: Int] = [:]
+    var list: [P] = []
+    var st: OpaquePointer?
+    sqlite3_prepare_v2(db, "SELECT _pk, name FROM Parent", -1, &st, nil)
+    while sqlite3_step(st) == SQLITE_ROW {
+        parents[sqlite3_column_int64(st, 0)] = list.count
+        list.append(P(pk: sqlite3_column_int64(st, 0), name: String(cString: sqlite3_column_text(st, 1))))
+    }
+    sqlite3_finalize(st)
+    sqlite3_prepare_v2(db, "SELECT label, value, parent FROM Child ORDER BY parent, _pk", -1, &st, nil)
+    while sqlite3_step(st) == SQLITE_ROW {
+        if let i = parents[sqlite3_column_int64(st, 2)] {
+            list[i].children.append((String(cString: sqlite3_column_text(st, 0)), Int(sqlite3_column_int64(st, 1))))
+        }
+    }
+    sqlite3_finalize(st)
+    var sum = 0
+    for p in list { for c in p.children { sum += c.1 } }
+    let elapsed = now() - t
+    sqlite3_close(db)
+    return (elapsed, sum)
+}
+
+func cascadeModel(_ path: String) throws -> (Double, Int) {
+    let container = try ModelContainer(for: Parent.self, Child.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+    let context = try ModelContext(container)
+    var statements = 0
+    context.traceSQL { _ in statements += 1 }
+    let t = now()
+    let limit = "p01000"
+    for parent in try context.fetch(FetchDescriptor<Parent>(predicate: #Predicate { $0.name < limit })) { context.delete(parent) }
+    try context.save()
+    let elapsed = now() - t
+    let remaining = try context.fetchCount(FetchDescriptor<Child>())
+    precondition(remaining == 90_000)
+    return (elapsed, statements)
+}
+
+func cascadeC(_ path: String) -> Double {
+    let db = openC(path)
+    exec(db, "PRAGMA foreign_keys=ON")
+    let t = now()
+    exec(db, "BEGIN IMMEDIATE")
+    exec(db, "DELETE FROM Child WHERE parent IN (SELECT _pk FROM Parent WHERE name < 'p01000')")
+    exec(db, "DELETE FROM Parent WHERE name < 'p01000'")
+    exec(db, "COMMIT")
+    let elapsed = now() - t
+    sqlite3_close(db)
+    return elapsed
+}
+
+let families = dir + "/osd-bench-families.store"
+try buildFamilies(families)
+var walk: (m: [Double], c: [Double]) = ([], []), cascade: (m: [Double], c: [Double]) = ([], [])
+var walkStatements = 0, cascadeStatements = 0
+for _ in 0..<reps {
+    let copyM = dir + "/osd-bench-fam-m.store", copyC = dir + "/osd-bench-fam-c.store"
+    copyStore(families, copyM)
+    copyStore(families, copyC)
+    let (wm, ws, sumM) = try walkModel(copyM)
+    let (wc, sumC) = walkC(copyC)
+    precondition(sumM == sumC)
+    walk.m.append(wm); walk.c.append(wc); walkStatements = ws
+    let (cm, cs) = try cascadeModel(copyM)
+    cascade.m.append(cm); cascade.c.append(cascadeC(copyC)); cascadeStatements = cs
+    removeStore(copyM); removeStore(copyC)
+}
+removeStore(families)
+for (name, pair, statements) in [("walk_10k", walk, walkStatements), ("cascade_1k", cascade, cascadeStatements)] {
+    let m = median(pair.m), c = median(pair.c)
+    print("\(name)\t\(String(format: "%.4f", m))\t\(String(format: "%.4f", c))\t\(String(format: "%.2f", m / c))x\t(\(statements) SQL statements)")
 }

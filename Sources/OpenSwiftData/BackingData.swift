@@ -33,6 +33,8 @@ public final class _BackingData {
     var external: ExternalStorage?
     /// Digests of external values written to the blob store for the save in progress.
     var pendingDigests: [Int: BlobDigest] = [:]
+    /// The rows fetched together with this one (for group faulting).
+    var fetchGroup: FetchGroup?
     /// Whether the context's registry has an entry for this model.
     var isRegistered = false
 

@@ -131,10 +131,12 @@ protocol _ArrayType {
     static var _elementType: Any.Type { get }
     static var _empty: Any { get }
     var _elements: [Any] { get }
+    var _objects: [AnyObject] { get }
 }
 
 extension Array: _ArrayType {
     static var _elementType: Any.Type { Element.self }
     static var _empty: Any { [Element]() as Any }
     var _elements: [Any] { map { $0 as Any } }
+    var _objects: [AnyObject] { map { $0 as AnyObject } }
 }

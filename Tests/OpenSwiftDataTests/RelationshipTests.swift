@@ -79,6 +79,37 @@ import Testing
         #expect(statements[1].contains(#"FROM "Grade" AS t0 WHERE t0."student" = ?"#))
     }
 
+    @Test func walkingARelationshipOfManyFetchedModelsIsNotNPlusOne() throws {
+        let dir = TemporaryDirectory()
+        let c = try gradebook(dir)
+        do {
+            let context = try ModelContext(c)
+            for i in 0..<50 {
+                let s = Student(firstname: "s\(i)", lastname: "")
+                context.insert(s)
+                for j in 0..<3 { s.grades.append(Grade(score: i * 10 + j)) }
+            }
+            try context.save()
+        }
+        let context = try ModelContext(c)
+        var statements = 0
+        context.traceSQL { _ in statements += 1 }
+        let students = try context.fetch(FetchDescriptor<Student>())
+        let total = students.reduce(0) { $0 + $1.grades.count }
+        #expect(total == 150)
+        #expect(statements == 2, "one fetch and one query for all 50 students' grades")
+        let grades = students.flatMap(\.grades)
+        let names = Set(grades.compactMap { $0.student?.first_name })
+        #expect(names.count == 50)
+        #expect(statements == 2, "the grades' students were already in memory")
+        let fresh = try ModelContext(c)
+        var freshStatements = 0
+        fresh.traceSQL { _ in freshStatements += 1 }
+        let allGrades = try fresh.fetch(FetchDescriptor<Grade>())
+        #expect(Set(allGrades.compactMap { $0.student?.id }).count == 50)
+        #expect(freshStatements == 2, "one fetch and one query for every grade's student")
+    }
+
     @Test func predicatesAcrossRelationships() throws {
         let dir = TemporaryDirectory()
         let c = try gradebook(dir)

@@ -14,6 +14,10 @@ extension ModelContext {
             var result: [T] = []
             while try statement.step() { result.append(try materialize(T.self, entity: entity, from: statement)) }
             statement.reset()
+            if result.count > 1 {
+                let group = FetchGroup(keys: result.map { $0.persistentBackingData.primaryKey })
+                for model in result where model.persistentBackingData.fetchGroup == nil { model.persistentBackingData.fetchGroup = group }
+            }
             return result
         }
     }
@@ -82,32 +86,55 @@ extension ModelContext {
                 missing.append(key)
             }
         }
-        var start = 0
-        while start < missing.count {
-            let chunk = missing[start..<min(start + 500, missing.count)]
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let statement = try connection.statement("SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" IN (\(marks))")
-            try statement.bind(chunk.map { .integer($0) })
+        if !missing.isEmpty {
+            // One statement for any number of keys: they go in as one JSON array.
+            let statement = try connection.statement(missing.count == 1
+                ? "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" = ?"
+                : "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" IN (SELECT value FROM json_each(?))")
+            try statement.bind([missing.count == 1 ? .integer(missing[0]) : .text("[" + missing.map(String.init).joined(separator: ",") + "]")])
+            var loaded: [T] = []
             while try statement.step() {
                 let model = try materialize(T.self, entity: entity, from: statement)
                 found[model.persistentBackingData.primaryKey] = model
+                loaded.append(model)
             }
             statement.reset()
-            start += chunk.count
+            if loaded.count > 1 {
+                let group = FetchGroup(keys: loaded.map { $0.persistentBackingData.primaryKey })
+                for model in loaded where model.persistentBackingData.fetchGroup == nil { model.persistentBackingData.fetchGroup = group }
+            }
         }
         return keys.compactMap { found[$0] }
     }
 
-    /// The rows of a to-many relationship of the owner with primary key `owner`, in one query.
-    func fetchRelated<T: PersistentModel>(_ type: T.Type, link: RelationshipGraph.ToManyLink, owner key: Int64) throws -> [T] {
+    /// The rows of a to-many relationship of several owners, in one query: owner key → its models.
+    /// The owners' keys go in as one JSON array parameter, so the statement is the same for any count.
+    func fetchRelated<T: PersistentModel>(_ type: T.Type, link: RelationshipGraph.ToManyLink, owners: [Int64]) throws -> [Int64: [T]] {
         let entity = EntityCache.entity(for: T.self)
-        let rows = link.rows(of: entity, as: "t0", ownerKey: "?")
+        let ownerColumn: String
+        switch link {
+        case .foreignKey(let column): ownerColumn = "t0.\(column)"
+        case .joinTable(_, let column, _): ownerColumn = "t0j.\(quoted(column))"
+        }
+        let rows = link.rows(of: entity, as: "t0", ownerKey: "x")
+        let condition = owners.count == 1 ? "\(ownerColumn) = ?" : "\(ownerColumn) IN (SELECT value FROM json_each(?))"
         let order = link.joinTable == nil ? "t0.\"_pk\"" : "t0j.rowid"
-        let statement = try connection.statement("SELECT \(entity.selectList) \(rows.from) WHERE \(rows.condition) ORDER BY \(order)")
-        try statement.bind([.integer(key)])
-        var result: [T] = []
-        while try statement.step() { result.append(try materialize(T.self, entity: entity, from: statement)) }
+        let statement = try connection.statement(
+            "SELECT \(entity.selectList), \(ownerColumn) \(rows.from) WHERE \(condition) ORDER BY \(order)")
+        try statement.bind([owners.count == 1 ? .integer(owners[0]) : .text("[" + owners.map(String.init).joined(separator: ",") + "]")])
+        let ownerIndex = statement.columnCount - 1
+        var result: [Int64: [T]] = [:]
+        var all: [T] = []
+        while try statement.step() {
+            let model = try materialize(T.self, entity: entity, from: statement)
+            result[statement.int64(ownerIndex), default: []].append(model)
+            all.append(model)
+        }
         statement.reset()
+        if all.count > 1 {
+            let group = FetchGroup(keys: all.map { $0.persistentBackingData.primaryKey })
+            for model in all where model.persistentBackingData.fetchGroup == nil { model.persistentBackingData.fetchGroup = group }
+        }
         return result
     }
 
@@ -185,6 +212,13 @@ extension ModelContext {
         }
         return try read()
     }
+}
+
+/// The rows one fetch returned: touching a lazy relationship of one of them loads it for all of
+/// them still in memory, in one query (group faulting, so walking a relationship is not N+1).
+final class FetchGroup {
+    let keys: [Int64]
+    init(keys: [Int64]) { self.keys = keys }
 }
 
 /// A to-one relationship not loaded yet: the related row's primary key.

@@ -14,20 +14,34 @@ extension ModelContext {
                 guard let fault = backing.values[index] as? ExternalFault, let external = container.external else { return }
                 backing.values[index] = try external.read(fault.digest)
             case .toOne(let targetType):
-                guard let fault = backing.values[index] as? ToOneFault else { return }
-                func load<T: PersistentModel>(_ type: T.Type) throws -> Any? {
-                    try fetchByKeys(T.self, keys: [fault.primaryKey]).first.map { $0 as Any } ?? property.nilValue()
+                guard backing.values[index] is ToOneFault else { return }
+                // Group faulting: the same relationship of every model fetched with this one, in one query.
+                let owners = [backing] + groupMates(of: backing, entity: entity, unloaded: index)
+                let faults = owners.compactMap { ($0.values[index] as? ToOneFault)?.primaryKey }
+                func load<T: PersistentModel>(_ type: T.Type) throws {
+                    let targets = Dictionary(try fetchByKeys(T.self, keys: Array(Set(faults))).map { ($0.persistentBackingData.primaryKey, $0) },
+                                             uniquingKeysWith: { a, _ in a })
+                    for owner in owners {
+                        guard let fault = owner.values[index] as? ToOneFault else { continue }
+                        owner.values[index] = targets[fault.primaryKey].map { $0 as Any } ?? property.nilValue()
+                        owner.unloaded.remove(index)
+                    }
                 }
-                backing.values[index] = try _openExistential(targetType, do: load)
+                try _openExistential(targetType, do: load)
             case .toMany(let targetType):
                 guard backing.primaryKey > 0, let link = RelationshipGraph.link(of: property, in: entity) else {
                     if backing.values[index] == nil { backing.values[index] = property.emptyArray() }
                     return
                 }
-                func load<T: PersistentModel>(_ type: T.Type) throws -> Any {
-                    try fetchRelated(T.self, link: link, owner: backing.primaryKey)
+                let owners = [backing] + groupMates(of: backing, entity: entity, unloaded: index)
+                func load<T: PersistentModel>(_ type: T.Type) throws {
+                    let related = try fetchRelated(T.self, link: link, owners: owners.map(\.primaryKey))
+                    for owner in owners {
+                        owner.values[index] = related[owner.primaryKey] ?? []
+                        owner.unloaded.remove(index)
+                    }
                 }
-                backing.values[index] = try _openExistential(targetType, do: load)
+                try _openExistential(targetType, do: load)
             default:
                 return
             }
@@ -35,6 +49,17 @@ extension ModelContext {
             autosaveErrorHandler(error)
             if case .toMany = property.kind { backing.values[index] = property.emptyArray() }
             if property.isExternalStorage { backing.values[index] = property.nilValue() ?? Data() }
+        }
+    }
+
+    /// The other live models fetched together with `backing` whose property `index` is still unloaded.
+    func groupMates(of backing: _BackingData, entity: Schema.Entity, unloaded index: Int) -> [_BackingData] {
+        guard let group = backing.fetchGroup, group.keys.count > 1 else { return [] }
+        let type = ObjectIdentifier(entity.type)
+        return group.keys.compactMap { key -> _BackingData? in
+            guard key != backing.primaryKey, let entry = registry[RegistryKey(entity: type, primaryKey: key)],
+                  entry.backing.unloaded.contains(index), entry.backing.state != .detached else { return nil }
+            return entry.backing
         }
     }
 

@@ -83,9 +83,15 @@ extension ModelContext {
     func writeChanges() throws -> [(backing: _BackingData, temporaryKey: Int64)] {
         var assigned: [(backing: _BackingData, temporaryKey: Int64)] = []
         do {
+            // One DELETE per entity, the keys as one JSON array.
+            var doomed: [ObjectIdentifier: (entity: Schema.Entity, keys: [Int64])] = [:]
             for model in deletedList {
                 let backing = model.persistentBackingData
-                try connection.statement("DELETE FROM \(backing.entity!.table) WHERE \"_pk\" = ?").run([.integer(backing.primaryKey)])
+                doomed[ObjectIdentifier(backing.entity!), default: (backing.entity!, [])].keys.append(backing.primaryKey)
+            }
+            for (entity, keys) in doomed.values {
+                try connection.statement("DELETE FROM \(entity.table) WHERE \"_pk\" IN (SELECT value FROM json_each(?))")
+                    .run([.text("[" + keys.map(String.init).joined(separator: ",") + "]")])
             }
             var pendingLinks: [(backing: _BackingData, property: Schema.Property, target: _BackingData)] = []
             var lastEntity: Schema.Entity?

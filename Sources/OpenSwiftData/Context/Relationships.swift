@@ -11,19 +11,19 @@ enum Relationships {
         let backing = owner.persistentBackingData
         guard let entity = backing.entity else { return }
         let inverse = RelationshipGraph.inverse(of: property, in: entity)
-        let before = old.map(models(in:)) ?? []
-        var after = backing.values[property.index].map(models(in:)) ?? []
-        if case .toMany = property.kind {
+        // Compare by identity, in linear time; only models that came or went are cast and touched.
+        let before = old.map(objects(in:)) ?? []
+        var after = backing.values[property.index].map(objects(in:)) ?? []
+        var seen = Set<ObjectIdentifier>()
+        let unique = after.filter { seen.insert(ObjectIdentifier($0)).inserted }
+        if unique.count != after.count, case .toMany = property.kind {
             // A to-many relationship holds each model once, as SwiftData's do.
-            var seen = Set<ObjectIdentifier>()
-            let unique = after.filter { seen.insert(ObjectIdentifier($0)).inserted }
-            if unique.count != after.count {
-                after = unique
-                backing.values[property.index] = typedArray(unique, like: property)
-            }
+            after = unique
+            backing.values[property.index] = typedArray(unique.compactMap { $0 as? any PersistentModel }, like: property)
         }
-        let added = after.filter { item in !before.contains { $0 === item } }
-        let removed = before.filter { item in !after.contains { $0 === item } }
+        let beforeIDs = Set(before.map(ObjectIdentifier.init))
+        let added = after.filter { !beforeIDs.contains(ObjectIdentifier($0)) }.compactMap { $0 as? any PersistentModel }
+        let removed = before.filter { !seen.contains(ObjectIdentifier($0)) }.compactMap { $0 as? any PersistentModel }
         if let inverse {
             for related in added { link(related, inverse, to: owner) }
             for related in removed { unlink(related, inverse, from: owner) }
@@ -33,6 +33,13 @@ enum Relationships {
         guard let context else { return }
         if backing.state == .detached { context.insertAny(owner) }
         for related in added where related.persistentBackingData.state == .detached { context.insertAny(related) }
+    }
+
+    /// The objects a relationship value holds, without casting each to a protocol.
+    static func objects(in value: Any) -> [AnyObject] {
+        if let array = value as? any _ArrayType { return array._objects }
+        if let model = value as? any PersistentModel { return [model] }
+        return []
     }
 
     /// The models a relationship value holds (one, none, or an array's).
