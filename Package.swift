@@ -59,6 +59,7 @@ let package = Package(
     products: [
         .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
         .library(name: "BlobStore", targets: ["BlobStore"]),
+        .library(name: "Imaging", targets: ["Imaging"]),
         .executable(name: "osd-bench", targets: ["osd-bench"]),
         .executable(name: "osd-demo", targets: ["osd-demo"]),
     ],
@@ -66,6 +67,12 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "BlobStore", dependencies: ["CCrypto"]),
+        .target(
+            name: "CImaging",
+            cSettings: [.unsafeFlags(["-I/usr/include/libpng16", "-Wall", "-Wextra", "-Wno-unused-parameter"])],
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("exif")]
+        ),
+        .target(name: "Imaging", dependencies: ["CImaging"]),
         .executableTarget(name: "blob-tool", dependencies: ["BlobStore"]),
         .macro(
             name: "OpenSwiftDataMacros",
@@ -79,6 +86,7 @@ let package = Package(
         .target(name: "UIKit", path: "Tests/UIKitStandIn"),
         .executableTarget(name: "blob-bench", dependencies: ["BlobStore"], path: "Benchmarks/blob-bench"),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CImaging"]),
         .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "BlobStore", "CSQLite", "UIKit"]),
         .testTarget(
             name: "OpenSwiftDataMacrosTests",

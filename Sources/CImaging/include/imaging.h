@@ -1,0 +1,80 @@
+// CImaging: thin C wrappers over libjpeg-turbo, libpng and libexif.
+//
+// Every entry point runs the library calls under a setjmp of its own: libjpeg's error_exit and
+// libpng's error callback longjmp back here, never across a Swift frame. Each returns 0 on
+// success or an IMG_E* status, with the library's message in result->message, and frees
+// everything it allocated on every path. Nothing calls exit().
+#ifndef CIMAGING_H
+#define CIMAGING_H
+
+#include <stddef.h>
+
+enum {
+    IMG_OK = 0,
+    IMG_ECORRUPT = 1,    // the library reported an error (bad data, bad header, CRC)
+    IMG_ETRUNCATED = 2,  // data ended early (or warnings that mean lost data)
+    IMG_ETOOLARGE = 3,   // pixel count, dimension or scan limit exceeded
+    IMG_ENOMEM = 4,
+    IMG_EUNSUPPORTED = 5
+};
+
+typedef struct {
+    int status;
+    int warnings;          // data-loss warnings seen (JPEG)
+    char message[200];
+} img_result;
+
+typedef struct {
+    int width, height;
+    int components;        // channels in the file (JPEG components; PNG channels)
+    int color_type;        // JPEG: J_COLOR_SPACE of the file; PNG: color type
+    int bit_depth;
+    int progressive;       // JPEG progressive / PNG interlaced
+    int scans;             // JPEG scans read
+} img_info;
+
+typedef struct {
+    long long max_pixels;  // refuse images with more pixels (checked before any large allocation)
+    int max_scans;         // refuse progressive JPEGs with more scans
+    size_t max_chunk;      // PNG: largest ancillary chunk kept in memory
+} img_limits;
+
+/// Reads the header only.
+int img_jpeg_probe(const unsigned char *data, size_t size, img_info *info, img_result *result);
+int img_png_probe(const unsigned char *data, size_t size, img_info *info, img_result *result);
+
+/// Decodes every scan to 8-bit RGB at 1/scale_denom size (1, 2, 4 or 8). *pixels is malloc'ed.
+int img_jpeg_decode(const unsigned char *data, size_t size, int scale_denom, const img_limits *limits,
+                    img_info *info, unsigned char **pixels, int *width, int *height, img_result *result);
+/// Decodes to 8-bit RGB, alpha composited on white, 16-bit scaled, palette and grey expanded.
+int img_png_decode(const unsigned char *data, size_t size, const img_limits *limits,
+                   img_info *info, unsigned char **pixels, int *width, int *height, img_result *result);
+
+/// Encodes RGB. exif (the TIFF payload with its "Exif\0\0" header) is written as APP1 when given.
+int img_jpeg_encode(const unsigned char *rgb, int width, int height, int quality, int progressive,
+                    const unsigned char *exif, size_t exif_size,
+                    unsigned char **out, size_t *out_size, img_result *result);
+int img_png_encode(const unsigned char *rgb, int width, int height,
+                   unsigned char **out, size_t *out_size, img_result *result);
+
+/// Area-average downscale of RGB (every source pixel contributes by its covered area).
+int img_resize_area(const unsigned char *src, int sw, int sh, unsigned char *dst, int dw, int dh);
+/// Applies EXIF orientation 1–8 to RGB; dst must hold w*h*3 bytes; *ow, *oh get the new size.
+int img_orient(const unsigned char *src, int w, int h, int orientation, unsigned char *dst, int *ow, int *oh);
+
+typedef struct {
+    int orientation;             // 0 when absent
+    char date_time_original[32];
+    char offset_time_original[16];
+    char make[64];
+    char model[64];
+} img_exif;
+
+/// Reads EXIF from a JPEG file in memory, or from "Exif\0\0"+TIFF data. Returns 0 when found.
+int img_exif_read(const unsigned char *data, size_t size, img_exif *out);
+/// Copies EXIF with the orientation set to 1 (the pixels were rotated). *out is malloc'ed.
+int img_exif_normalized(const unsigned char *data, size_t size, unsigned char **out, size_t *out_size);
+
+void img_free(void *p);
+
+#endif

@@ -1,0 +1,190 @@
+// libpng under setjmp: decode (expanded to 8-bit RGB on white), probe and encode.
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <png.h>
+#include "imaging.h"
+
+typedef struct {
+    const unsigned char *data;
+    size_t size, offset;
+    img_result *result;
+} reader;
+
+static void on_error(png_structp png, png_const_charp message) {
+    reader *r = (reader *)png_get_error_ptr(png);
+    snprintf(r->result->message, sizeof r->result->message, "%s", message);
+    png_longjmp(png, 1);
+}
+
+// libpng's warnings were all harmless on real photos (iCCP profile notes): ignored.
+static void on_warning(png_structp png, png_const_charp message) { (void)png; (void)message; }
+
+static void on_read(png_structp png, png_bytep out, png_size_t length) {
+    reader *r = (reader *)png_get_io_ptr(png);
+    if (length > r->size - r->offset) {
+        snprintf(r->result->message, sizeof r->result->message, "premature end of data");
+        png_longjmp(png, 2);
+    }
+    memcpy(out, r->data + r->offset, length);
+    r->offset += length;
+}
+
+static int classify(img_result *result, int jump) {
+    if (jump == 2 || strstr(result->message, "Not enough image data") || strstr(result->message, "Read Error"))
+        return IMG_ETRUNCATED;
+    if (strstr(result->message, "exceeds") || strstr(result->message, "too large") || strstr(result->message, "limits"))
+        return IMG_ETOOLARGE;
+    return IMG_ECORRUPT;
+}
+
+static void fill_info(png_structp png, png_infop info_ptr, img_info *info) {
+    info->width = (int)png_get_image_width(png, info_ptr);
+    info->height = (int)png_get_image_height(png, info_ptr);
+    info->components = png_get_channels(png, info_ptr);
+    info->color_type = png_get_color_type(png, info_ptr);
+    info->bit_depth = png_get_bit_depth(png, info_ptr);
+    info->progressive = png_get_interlace_type(png, info_ptr) != PNG_INTERLACE_NONE;
+}
+
+static void apply_limits(png_structp png, const img_limits *limits) {
+    // Dimension limits stop absurd headers in png_read_info; the pixel count is checked after it.
+    png_set_user_limits(png, 65535, 65535);
+    if (limits && limits->max_chunk > 0) png_set_chunk_malloc_max(png, limits->max_chunk);
+}
+
+int img_png_probe(const unsigned char *data, size_t size, img_info *info, img_result *result) {
+    reader r = { data, size, 0, result };
+    memset(info, 0, sizeof *info);
+    result->status = IMG_OK;
+    result->warnings = 0;
+    result->message[0] = 0;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, on_error, on_warning);
+    if (!png) return result->status = IMG_ENOMEM;
+    png_infop info_ptr = png_create_info_struct(png);
+    int jump;
+    if ((jump = setjmp(png_jmpbuf(png)))) {
+        png_destroy_read_struct(&png, &info_ptr, NULL);
+        return result->status = classify(result, jump);
+    }
+    if (!info_ptr) png_error(png, "out of memory");
+    apply_limits(png, NULL);
+    png_set_read_fn(png, &r, on_read);
+    png_read_info(png, info_ptr);
+    fill_info(png, info_ptr, info);
+    png_destroy_read_struct(&png, &info_ptr, NULL);
+    return IMG_OK;
+}
+
+int img_png_decode(const unsigned char *data, size_t size, const img_limits *limits,
+                   img_info *info, unsigned char **pixels, int *width, int *height, img_result *result) {
+    reader r = { data, size, 0, result };
+    unsigned char *volatile rgba = NULL;
+    png_bytep *volatile rows = NULL;
+    *pixels = NULL;
+    memset(info, 0, sizeof *info);
+    result->status = IMG_OK;
+    result->warnings = 0;
+    result->message[0] = 0;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, on_error, on_warning);
+    if (!png) return result->status = IMG_ENOMEM;
+    png_infop info_ptr = png_create_info_struct(png);
+    int jump;
+    if ((jump = setjmp(png_jmpbuf(png)))) {
+        free(rgba);
+        free(rows);
+        png_destroy_read_struct(&png, &info_ptr, NULL);
+        return result->status = classify(result, jump);
+    }
+    if (!info_ptr) png_error(png, "out of memory");
+    apply_limits(png, limits);
+    png_set_read_fn(png, &r, on_read);
+    png_read_info(png, info_ptr);
+    fill_info(png, info_ptr, info);
+    long long count = (long long)info->width * info->height;
+    if (limits && limits->max_pixels > 0 && count > limits->max_pixels) {
+        snprintf(result->message, sizeof result->message, "image %dx%d exceeds the %.4g MP limit",
+                 info->width, info->height, limits->max_pixels / 1e6);
+        png_destroy_read_struct(&png, &info_ptr, NULL);
+        return result->status = IMG_ETOOLARGE;
+    }
+    // Everything becomes 8-bit RGBA: palette and low-bit grey expanded, tRNS to alpha,
+    // 16-bit scaled (not truncated), grey to RGB, opaque images given a full alpha.
+    png_set_expand(png);
+    png_set_scale_16(png);
+    png_set_gray_to_rgb(png);
+    png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info_ptr);
+    int w = info->width, h = info->height;
+    rgba = malloc((size_t)w * h * 4);
+    rows = malloc(sizeof(png_bytep) * (size_t)h);
+    if (!rgba || !rows) png_error(png, "out of memory for the image");
+    for (int y = 0; y < h; y++) rows[y] = rgba + (size_t)y * w * 4;
+    png_read_image(png, rows);
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info_ptr, NULL);
+    free(rows);
+    // Alpha composited on white, in place: RGBA → RGB.
+    unsigned char *src = rgba, *dst = rgba;
+    for (size_t i = 0; i < (size_t)w * h; i++, src += 4, dst += 3) {
+        unsigned a = src[3];
+        dst[0] = (unsigned char)((src[0] * a + 255 * (255 - a) + 127) / 255);
+        dst[1] = (unsigned char)((src[1] * a + 255 * (255 - a) + 127) / 255);
+        dst[2] = (unsigned char)((src[2] * a + 255 * (255 - a) + 127) / 255);
+    }
+    *pixels = rgba;
+    *width = w;
+    *height = h;
+    return IMG_OK;
+}
+
+typedef struct {
+    unsigned char *data;
+    size_t size, capacity;
+} writer;
+
+static void on_write(png_structp png, png_bytep bytes, png_size_t length) {
+    writer *w = (writer *)png_get_io_ptr(png);
+    if (w->size + length > w->capacity) {
+        size_t capacity = w->capacity ? w->capacity * 2 : 65536;
+        while (capacity < w->size + length) capacity *= 2;
+        unsigned char *grown = realloc(w->data, capacity);
+        if (!grown) png_error(png, "out of memory");
+        w->data = grown;
+        w->capacity = capacity;
+    }
+    memcpy(w->data + w->size, bytes, length);
+    w->size += length;
+}
+
+static void on_flush(png_structp png) { (void)png; }
+
+int img_png_encode(const unsigned char *rgb, int width, int height,
+                   unsigned char **out, size_t *out_size, img_result *result) {
+    reader r = { NULL, 0, 0, result };
+    writer wr = { NULL, 0, 0 };
+    *out = NULL;
+    *out_size = 0;
+    result->status = IMG_OK;
+    result->message[0] = 0;
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &r, on_error, on_warning);
+    if (!png) return result->status = IMG_ENOMEM;
+    png_infop info_ptr = png_create_info_struct(png);
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info_ptr);
+        free(wr.data);
+        return result->status = IMG_ECORRUPT;
+    }
+    if (!info_ptr) png_error(png, "out of memory");
+    png_set_write_fn(png, &wr, on_write, on_flush);
+    png_set_IHDR(png, info_ptr, (png_uint_32)width, (png_uint_32)height, 8, PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info_ptr);
+    for (int y = 0; y < height; y++) png_write_row(png, (png_const_bytep)(rgb + (size_t)y * width * 3));
+    png_write_end(png, info_ptr);
+    png_destroy_write_struct(&png, &info_ptr);
+    *out = wr.data;
+    *out_size = wr.size;
+    return IMG_OK;
+}

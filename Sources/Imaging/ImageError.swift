@@ -1,0 +1,27 @@
+import Foundation
+
+/// Why an image was rejected, in words a person can act on.
+public enum ImageError: Error, Equatable, LocalizedError, Sendable {
+    /// Not a JPEG or PNG (by content).
+    case unrecognized(String)
+    /// The data ends early, or decoding lost pixels to missing data.
+    case truncated(ImageFormat, String)
+    /// The decoder reported an error (bad header, corrupt entropy data, CRC error…).
+    case corrupt(ImageFormat, String)
+    /// Over a limit: pixel count, dimensions, progressive scans.
+    case tooLarge(String)
+    case outOfMemory(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .unrecognized(let reason): return reason
+        case .truncated(let format, let detail): return "truncated \(format.displayName): \(detail)"
+        case .corrupt(let format, let detail): return "corrupt \(format.displayName): \(detail)"
+        case .tooLarge(let detail): return detail
+        case .outOfMemory(let detail): return "out of memory: \(detail)"
+        }
+    }
+
+    /// The reason, as printed next to the file's path.
+    public var reason: String { errorDescription ?? "\(self)" }
+}

@@ -1,0 +1,94 @@
+import CImaging
+import Foundation
+
+extension Imaging {
+    /// A thumbnail and what was learnt making it.
+    public struct Thumbnail: Sendable {
+        /// JPEG bytes, upright.
+        public var jpeg: Data
+        public var width: Int
+        public var height: Int
+        /// The source's header and EXIF.
+        public var info: ImageInfo
+    }
+
+    /// Makes an upright JPEG thumbnail whose longest side is `maxSide` (never upscaled). The same
+    /// decode validates the image: a JPEG is decoded at the smallest DCT scale still at least
+    /// `maxSide` (every scan is read), then area-averaged down.
+    public static func thumbnail(of data: Data, maxSide: Int = 256, quality: Int = 80, limits: ImageLimits = .default) throws -> Thumbnail {
+        let info = try probe(data)
+        var scale = 1
+        if info.format == .jpeg {
+            let longest = max(info.width, info.height)
+            for candidate in [8, 4, 2] where (longest + candidate - 1) / candidate >= maxSide {
+                scale = candidate
+                break
+            }
+        }
+        let decoded = try decode(data, format: info.format, scale: scale, limits: limits)
+        let small = resized(decoded, maxSide: maxSide)
+        let upright = oriented(small, info.exif.orientation)
+        let jpeg = try encodeJPEG(upright, quality: quality, progressive: false, exif: nil)
+        return Thumbnail(jpeg: jpeg, width: upright.width, height: upright.height, info: info)
+    }
+
+    /// The size that fits `maxSide` on the longest side, keeping the aspect ratio (never larger).
+    static func fitted(width: Int, height: Int, maxSide: Int) -> (Int, Int) {
+        let longest = max(width, height)
+        guard longest > maxSide else { return (width, height) }
+        let scale = Double(maxSide) / Double(longest)
+        return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
+    }
+
+    static func resized(_ pixels: Pixels, maxSide: Int) -> Pixels {
+        let (w, h) = fitted(width: pixels.width, height: pixels.height, maxSide: maxSide)
+        guard w != pixels.width || h != pixels.height else { return pixels }
+        var out = [UInt8](repeating: 0, count: w * h * 3)
+        pixels.rgb.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                _ = img_resize_area(src.baseAddress, Int32(pixels.width), Int32(pixels.height), dst.baseAddress, Int32(w), Int32(h))
+            }
+        }
+        return Pixels(rgb: out, width: w, height: h)
+    }
+
+    static func oriented(_ pixels: Pixels, _ orientation: Int) -> Pixels {
+        guard (2...8).contains(orientation) else { return pixels }
+        var out = [UInt8](repeating: 0, count: pixels.rgb.count)
+        var w: Int32 = 0, h: Int32 = 0
+        pixels.rgb.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                _ = img_orient(src.baseAddress, Int32(pixels.width), Int32(pixels.height), Int32(orientation), dst.baseAddress, &w, &h)
+            }
+        }
+        return Pixels(rgb: out, width: Int(w), height: Int(h))
+    }
+
+    static func encodeJPEG(_ pixels: Pixels, quality: Int, progressive: Bool, exif: Data?) throws -> Data {
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var result = img_result()
+        let status = pixels.rgb.withUnsafeBufferPointer { rgb in
+            (exif ?? Data()).withUnsafeBytes { meta in
+                img_jpeg_encode(rgb.baseAddress, Int32(pixels.width), Int32(pixels.height), Int32(min(100, max(1, quality))),
+                                progressive ? 1 : 0, exif == nil ? nil : meta.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                exif?.count ?? 0, &out, &size, &result)
+            }
+        }
+        defer { free(out) }
+        try check(status, result, .jpeg)
+        return Data(bytes: out!, count: size)
+    }
+
+    static func encodePNG(_ pixels: Pixels) throws -> Data {
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var result = img_result()
+        let status = pixels.rgb.withUnsafeBufferPointer {
+            img_png_encode($0.baseAddress, Int32(pixels.width), Int32(pixels.height), &out, &size, &result)
+        }
+        defer { img_free(out) }
+        try check(status, result, .png)
+        return Data(bytes: out!, count: size)
+    }
+}

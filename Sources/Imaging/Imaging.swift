@@ -1,0 +1,124 @@
+import CImaging
+import Foundation
+
+/// Probe, validate, thumbnail and re-encode JPEG and PNG images held in memory.
+///
+/// ```swift
+/// let info = try Imaging.probe(data)                  // header and EXIF, no pixels
+/// let thumb = try Imaging.thumbnail(of: data)         // validates every scan, 256 px JPEG, upright
+/// let copy = try Imaging.reencode(data, as: .jpeg(quality: 85), maxSide: 2048)
+/// ```
+public enum Imaging {
+    /// Header and EXIF, without decoding pixels.
+    public static func probe(_ data: Data) throws -> ImageInfo {
+        let format = try sniff(data)
+        var info = img_info()
+        var result = img_result()
+        let status = data.withUnsafeBytes { raw in
+            format == .jpeg
+                ? img_jpeg_probe(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, &info, &result)
+                : img_png_probe(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, &info, &result)
+        }
+        try check(status, result, format)
+        return ImageInfo(format: format, width: Int(info.width), height: Int(info.height), components: Int(info.components),
+                         colorType: Int(info.color_type), bitDepth: Int(info.bit_depth), isProgressive: info.progressive != 0,
+                         exif: exif(of: data, format: format))
+    }
+
+    /// Decodes the whole image (a JPEG at 1/8 scale, which still reads every scan) and throws on any
+    /// error or on warnings that mean lost data.
+    @discardableResult
+    public static func validate(_ data: Data, limits: ImageLimits = .default) throws -> ImageInfo {
+        let info = try probe(data)
+        _ = try decode(data, format: info.format, scale: 8, limits: limits)
+        return info
+    }
+
+    static func sniff(_ data: Data) throws -> ImageFormat {
+        if data.isEmpty { throw ImageError.unrecognized("empty file (0 bytes)") }
+        guard let format = ImageFormat.sniff(data) else {
+            let head = data.prefix(4).map { String(format: "%02x", $0) }.joined(separator: " ")
+            throw ImageError.unrecognized("not a JPEG or PNG image (it starts with \(head))")
+        }
+        return format
+    }
+
+    static func check(_ status: Int32, _ result: img_result, _ format: ImageFormat) throws {
+        guard status != Int32(IMG_OK) else { return }
+        let message = withUnsafeBytes(of: result.message) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        switch status {
+        case Int32(IMG_ETRUNCATED):
+            throw ImageError.truncated(format, message.lowercased().contains("premature end") ? "premature end of data" : message)
+        case Int32(IMG_ETOOLARGE): throw ImageError.tooLarge(message)
+        case Int32(IMG_ENOMEM): throw ImageError.outOfMemory(message)
+        default:
+            throw ImageError.corrupt(format, message.isEmpty ? "the decoder rejected it" : message)
+        }
+    }
+
+    /// Pixels as 8-bit RGB, stored orientation.
+    struct Pixels {
+        var rgb: [UInt8]
+        var width: Int
+        var height: Int
+    }
+
+    static func decode(_ data: Data, format: ImageFormat, scale: Int, limits: ImageLimits) throws -> Pixels {
+        var info = img_info()
+        var result = img_result()
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0, height: Int32 = 0
+        var cLimits = img_limits(max_pixels: Int64(limits.maxPixels), max_scans: Int32(limits.maxProgressiveScans), max_chunk: limits.maxChunkBytes)
+        let status = data.withUnsafeBytes { raw in
+            let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            return format == .jpeg
+                ? img_jpeg_decode(base, raw.count, Int32(scale), &cLimits, &info, &pixels, &width, &height, &result)
+                : img_png_decode(base, raw.count, &cLimits, &info, &pixels, &width, &height, &result)
+        }
+        defer { img_free(pixels) }
+        try check(status, result, format)
+        guard let pixels else { throw ImageError.corrupt(format, "no pixels") }
+        let count = Int(width) * Int(height) * 3
+        return Pixels(rgb: Array(UnsafeBufferPointer(start: pixels, count: count)), width: Int(width), height: Int(height))
+    }
+
+    /// EXIF from a JPEG's APP1 or a PNG's eXIf chunk.
+    static func exif(of data: Data, format: ImageFormat) -> ExifInfo {
+        var payload = data
+        if format == .png {
+            guard let chunk = pngChunk("eXIf", in: data) else { return ExifInfo() }
+            payload = Data("Exif\0\0".utf8) + chunk
+        }
+        var raw = img_exif()
+        let found = payload.withUnsafeBytes { img_exif_read($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count, &raw) }
+        var exif = ExifInfo()
+        guard found == 0 else { return exif }
+        func text<T>(_ field: T) -> String? {
+            let s = withUnsafeBytes(of: field) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            return s.isEmpty ? nil : s
+        }
+        exif.orientation = raw.orientation == 0 ? 1 : Int(raw.orientation)
+        exif.dateTimeOriginal = text(raw.date_time_original)
+        exif.offsetTimeOriginal = text(raw.offset_time_original)
+        exif.make = text(raw.make)
+        exif.model = text(raw.model)
+        return exif
+    }
+
+    /// The data of the first chunk of `type` in a PNG.
+    static func pngChunk(_ type: String, in data: Data) -> Data? {
+        let bytes = [UInt8](data)
+        var offset = 8
+        let wanted = Array(type.utf8)
+        while offset + 8 <= bytes.count {
+            let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            let name = Array(bytes[offset + 4 ..< offset + 8])
+            let start = offset + 8
+            guard length >= 0, start + length <= bytes.count else { return nil }
+            if name == wanted { return Data(bytes[start ..< start + length]) }
+            if name == Array("IDAT".utf8) || name == Array("IEND".utf8) { return nil }
+            offset = start + length + 4
+        }
+        return nil
+    }
+}

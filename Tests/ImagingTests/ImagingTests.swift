@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+@testable import Imaging
+
+let fixtures: URL = {
+    var dir = URL(fileURLWithPath: #filePath)
+    while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { dir.deleteLastPathComponent() }
+    return dir.appendingPathComponent("Fixtures/images")
+}()
+
+struct Expectation: CustomTestStringConvertible, Sendable {
+    var file: String
+    var outcome: [String]
+    var testDescription: String { file }
+}
+
+let expectations: [Expectation] = {
+    let text = (try? String(contentsOf: fixtures.appendingPathComponent("EXPECTED.tsv"), encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").map {
+        let parts = $0.split(separator: "\t")
+        return Expectation(file: String(parts[0]), outcome: parts[1].split(separator: " ").map(String.init))
+    }
+}()
+
+func kind(_ error: ImageError) -> String {
+    switch error {
+    case .unrecognized: return "unrecognized"
+    case .truncated: return "truncated"
+    case .corrupt: return "corrupt"
+    case .tooLarge: return "tooLarge"
+    case .outOfMemory: return "outOfMemory"
+    }
+}
+
+/// Decodes a JPEG or PNG back to RGB (full size) for checking pixels.
+func pixels(_ data: Data) throws -> Imaging.Pixels {
+    try Imaging.decode(data, format: ImageFormat.sniff(data)!, scale: 1, limits: .default)
+}
+
+func colour(_ p: Imaging.Pixels, _ fx: Double, _ fy: Double) -> (Int, Int, Int) {
+    let x = Int(Double(p.width) * fx), y = Int(Double(p.height) * fy)
+    let i = (y * p.width + x) * 3
+    return (Int(p.rgb[i]), Int(p.rgb[i + 1]), Int(p.rgb[i + 2]))
+}
+
+func near(_ a: (Int, Int, Int), _ b: (Int, Int, Int), tolerance: Int = 40) -> Bool {
+    abs(a.0 - b.0) <= tolerance && abs(a.1 - b.1) <= tolerance && abs(a.2 - b.2) <= tolerance
+}
+
+let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (250, 250, 250)
+
+@Suite struct ImagingTests {
+    @Test func theFixtureListIsComplete() {
+        #expect(expectations.count == 30)
+    }
+
+    @Test(arguments: expectations)
+    func everyFixtureGivesItsExpectedResult(_ expectation: Expectation) throws {
+        let data = try Data(contentsOf: fixtures.appendingPathComponent(expectation.file))
+        if expectation.outcome[0] == "ok" {
+            let info = try Imaging.validate(data)
+            #expect(info.format.rawValue == expectation.outcome[1])
+            #expect(info.width == Int(expectation.outcome[2]) && info.height == Int(expectation.outcome[3]))
+            #expect(info.exif.orientation == Int(expectation.outcome[4]))
+            let thumb = try Imaging.thumbnail(of: data, maxSide: 24)
+            #expect(max(thumb.width, thumb.height) == 24)
+            #expect(try Imaging.probe(thumb.jpeg).format == .jpeg)
+        } else {
+            do {
+                try Imaging.validate(data)
+                Issue.record("\(expectation.file) was accepted")
+            } catch let error as ImageError {
+                #expect(kind(error) == expectation.outcome[1], "\(expectation.file): \(error.reason)")
+                #expect(!error.reason.isEmpty)
+            }
+            #expect(throws: ImageError.self) { _ = try Imaging.thumbnail(of: data) }
+        }
+    }
+
+    @Test func reasonsReadLikeTheIssueAsks() throws {
+        func reason(_ file: String, limits: ImageLimits = .default) throws -> String {
+            do {
+                try Imaging.validate(try Data(contentsOf: fixtures.appendingPathComponent(file)), limits: limits)
+                return "accepted"
+            } catch let error as ImageError { return error.reason }
+        }
+        #expect(try reason("bad/truncated.jpg") == "truncated JPEG: premature end of data")
+        #expect(try reason("bad/bomb.png") == "image 50000x50000 exceeds the 100 MP limit")
+        #expect(try reason("bad/bomb.jpg") == "image 60000x60000 exceeds the 100 MP limit")
+        #expect(try reason("bad/zero-bytes.jpg") == "empty file (0 bytes)")
+        #expect(try reason("bad/text.jpg").hasPrefix("not a JPEG or PNG image"))
+        #expect(try reason("bad/crc.png") == "corrupt PNG: IDAT: CRC error")
+        #expect(try reason("good/photo.jpg", limits: ImageLimits(maxPixels: 5000)) == "image 96x64 exceeds the 0.005 MP limit")
+    }
+
+    @Test(arguments: 1...8)
+    func thumbnailsOfEveryOrientationComeOutUpright(_ orientation: Int) throws {
+        let data = try Data(contentsOf: fixtures.appendingPathComponent("good/orientation-\(orientation).jpg"))
+        let thumb = try Imaging.thumbnail(of: data, maxSide: 48, quality: 95)
+        #expect(thumb.width == 48 && thumb.height == 32)
+        let p = try pixels(thumb.jpeg)
+        #expect(near(colour(p, 0.25, 0.25), red), "top-left of orientation \(orientation)")
+        #expect(near(colour(p, 0.75, 0.25), green), "top-right of orientation \(orientation)")
+        #expect(near(colour(p, 0.25, 0.75), blue), "bottom-left of orientation \(orientation)")
+        #expect(near(colour(p, 0.75, 0.75), white), "bottom-right of orientation \(orientation)")
+    }
+
+    @Test func exifFieldsAreRead() throws {
+        let info = try Imaging.probe(try Data(contentsOf: fixtures.appendingPathComponent("good/orientation-6.jpg")))
+        #expect(info.exif.orientation == 6 && info.width == 32 && info.uprightWidth == 48 && info.uprightHeight == 32)
+        #expect(info.exif.dateTimeOriginal == "2024:06:06 10:00:00" && info.exif.offsetTimeOriginal == "+02:00")
+        #expect(info.exif.make == "Fixture Camera" && info.exif.model == "Model 6")
+        #expect(info.exif.capturedAt == ISO8601DateFormatter().date(from: "2024-06-06T08:00:00Z"))
+        let plain = try Imaging.probe(try Data(contentsOf: fixtures.appendingPathComponent("good/photo.jpg")))
+        #expect(plain.exif == ExifInfo())
+    }
+
+    @Test func probeReportsProgressiveInterlacedDepthAndColour() throws {
+        func info(_ file: String) throws -> ImageInfo { try Imaging.probe(try Data(contentsOf: fixtures.appendingPathComponent(file))) }
+        #expect(try info("good/progressive.jpg").isProgressive)
+        #expect(try !info("good/photo.jpg").isProgressive)
+        #expect(try info("good/interlaced.png").isProgressive)
+        #expect(try info("good/rgb16.png").bitDepth == 16)
+        #expect(try info("good/greyscale.jpg").components == 1)
+        #expect(try info("good/cmyk.jpg").components == 4)
+        #expect(try info("good/palette.png").colorType == 3)
+    }
+
+    @Test func pngAlphaIsCompositedOnWhiteAndSixteenBitAndPaletteDecode() throws {
+        let rgba = try pixels(Data(contentsOf: fixtures.appendingPathComponent("good/rgba.png")))
+        #expect(near(colour(rgba, 0.25, 0.25), red, tolerance: 2) && near(colour(rgba, 0.75, 0.25), (255, 255, 255), tolerance: 2))
+        let deep = try pixels(Data(contentsOf: fixtures.appendingPathComponent("good/rgb16.png")))
+        #expect(near(colour(deep, 0.25, 0.75), blue, tolerance: 1))
+        let palette = try pixels(Data(contentsOf: fixtures.appendingPathComponent("good/palette.png")))
+        #expect(near(colour(palette, 0.25, 0.25), red, tolerance: 1) && near(colour(palette, 0.75, 0.75), (255, 255, 255), tolerance: 1))
+        let interlaced = try pixels(Data(contentsOf: fixtures.appendingPathComponent("good/interlaced.png")))
+        #expect(near(colour(interlaced, 0.75, 0.25), green, tolerance: 1))
+    }
+
+    @Test func cmykDecodesToTheSameColoursAsTheRGBOriginal() throws {
+        let cmyk = try pixels(Data(contentsOf: fixtures.appendingPathComponent("good/cmyk.jpg")))
+        let rgb = try pixels(Data(contentsOf: fixtures.appendingPathComponent("good/photo.jpg")))
+        #expect(cmyk.width == rgb.width && cmyk.height == rgb.height)
+        var total = 0
+        for i in 0..<rgb.rgb.count { total += abs(Int(cmyk.rgb[i]) - Int(rgb.rgb[i])) }
+        #expect(Double(total) / Double(rgb.rgb.count) < 40, "mean difference \(Double(total) / Double(rgb.rgb.count))")
+    }
+
+    @Test func reencodedImagesDecodeBackWithTheExpectedSizeUprightAndNotRotatedTwice() throws {
+        let data = try Data(contentsOf: fixtures.appendingPathComponent("good/orientation-6.jpg"))
+        let jpeg = try Imaging.reencode(data, as: .jpeg(quality: 95, progressive: true), maxSide: 24)
+        let info = try Imaging.probe(jpeg)
+        #expect(info.format == .jpeg && info.width == 24 && info.height == 16 && info.isProgressive)
+        #expect(info.exif.orientation == 1, "the tag is reset: the pixels are already upright")
+        #expect(info.exif.dateTimeOriginal == "2024:06:06 10:00:00", "the rest of the metadata is kept")
+        #expect(near(colour(try pixels(jpeg), 0.25, 0.25), red))
+        let stripped = try Imaging.reencode(data, as: .jpeg(), keepMetadata: false)
+        #expect(try Imaging.probe(stripped).exif == ExifInfo())
+        let png = try Imaging.reencode(data, as: .png)
+        let pngInfo = try Imaging.probe(png)
+        #expect(pngInfo.format == .png && pngInfo.width == 48 && pngInfo.height == 32)
+        #expect(near(colour(try pixels(png), 0.75, 0.75), white))
+        let fromPNG = try Imaging.reencode(try Data(contentsOf: fixtures.appendingPathComponent("good/palette.png")), as: .jpeg(quality: 90), maxSide: 10)
+        #expect(try Imaging.probe(fromPNG).width == 10)
+    }
+
+    @Test func thumbnailsAreNeverUpscaled() throws {
+        let thumb = try Imaging.thumbnail(of: try Data(contentsOf: fixtures.appendingPathComponent("good/photo.jpg")), maxSide: 256)
+        #expect(thumb.width == 96 && thumb.height == 64)
+    }
+}
