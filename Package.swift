@@ -60,6 +60,7 @@ let package = Package(
         .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
         .library(name: "BlobStore", targets: ["BlobStore"]),
         .library(name: "Imaging", targets: ["Imaging"]),
+        .executable(name: "memories", targets: ["memories"]),
         .executable(name: "osd-bench", targets: ["osd-bench"]),
         .executable(name: "osd-demo", targets: ["osd-demo"]),
     ],
@@ -80,11 +81,14 @@ let package = Package(
             linkerSettings: hostLinkFlags
         ),
         .target(name: "OpenSwiftData", dependencies: ["CSQLite", "BlobStore", "OpenSwiftDataMacros"]),
+        .target(name: "MemoriesKit", dependencies: ["OpenSwiftData", "BlobStore", "Imaging"]),
+        .executableTarget(name: "memories", dependencies: ["MemoriesKit"]),
         .executableTarget(name: "osd-demo", dependencies: ["OpenSwiftData"], path: "Examples/osd-demo"),
         .executableTarget(
             name: "osd-bench", dependencies: ["OpenSwiftData", "CSQLite"], path: "Benchmarks/osd-bench"),
         .target(name: "UIKit", path: "Tests/UIKitStandIn"),
         .executableTarget(name: "blob-bench", dependencies: ["BlobStore"], path: "Benchmarks/blob-bench"),
+        .executableTarget(name: "thumb-bench", dependencies: ["Imaging"], path: "Benchmarks/thumb-bench"),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CImaging"]),
         .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "BlobStore", "CSQLite", "UIKit"]),

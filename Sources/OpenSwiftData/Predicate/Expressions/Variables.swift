@@ -44,6 +44,8 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPr
             if isCollectionIsEmpty { return .value(count + " = 0") }
             throw PredicateTranslationError.unsupportedUse(expression: "\(keyPath)", reason: "only .count and .isEmpty of a to-many relationship are translated")
         case .value(let fragment):
+            // UUIDs are stored as their upper-case uuidString.
+            if Root.Output.self is UUID.Type && keyPath == \UUID.uuidString as AnyKeyPath { return .value(fragment) }
             if Root.Output.self is String.Type || Root.Output.self is String?.Type || Root.Output.self is Substring.Type {
                 if isCollectionCount { return .value("length(" + fragment + ")") }
                 if isCollectionIsEmpty { return .value("(" + fragment + " = '')") }

@@ -1,0 +1,55 @@
+// libFuzzer harness for the C image wrapper: every input goes through probe, full and scaled
+// decode, EXIF reading, resize, orientation and both encoders, as an import and an export would.
+// Built by scripts/fuzz-imaging.sh with -fsanitize=fuzzer,address,undefined.
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "imaging.h"
+
+static void exercise(const unsigned char *rgb, int w, int h) {
+    int tw = w > 16 ? 16 : w, th = h > 16 ? 16 : h;
+    unsigned char *small = malloc((size_t)tw * th * 3);
+    unsigned char *turned = malloc((size_t)tw * th * 3);
+    if (small && turned && img_resize_area(rgb, w, h, small, tw, th) == 0) {
+        int ow, oh;
+        img_orient(small, tw, th, 1 + (w + h) % 8, turned, &ow, &oh);
+        unsigned char *out = NULL;
+        size_t size = 0;
+        img_result result;
+        if (img_jpeg_encode(turned, ow, oh, 75, (w & 1), NULL, 0, &out, &size, &result) == IMG_OK) img_free(out);
+        out = NULL;
+        if (img_png_encode(turned, ow, oh, &out, &size, &result) == IMG_OK) img_free(out);
+    }
+    free(small);
+    free(turned);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    img_info info;
+    img_result result;
+    img_limits limits = { 4000000, 100, 1 << 20 };  // small limits keep each run fast
+    unsigned char *pixels = NULL;
+    int w = 0, h = 0;
+    img_exif exif;
+    img_exif_read(data, size, &exif);
+    unsigned char *normalized = NULL;
+    size_t normalized_size = 0;
+    if (img_exif_normalized(data, size, &normalized, &normalized_size) == 0) img_free(normalized);
+    if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8) {
+        img_jpeg_probe(data, size, &info, &result);
+        for (int scale = 1; scale <= 8; scale *= 8) {
+            if (img_jpeg_decode(data, size, scale, &limits, &info, &pixels, &w, &h, &result) == IMG_OK) {
+                exercise(pixels, w, h);
+                img_free(pixels);
+                pixels = NULL;
+            }
+        }
+    } else {
+        img_png_probe(data, size, &info, &result);
+        if (img_png_decode(data, size, &limits, &info, &pixels, &w, &h, &result) == IMG_OK) {
+            exercise(pixels, w, h);
+            img_free(pixels);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,106 @@
+import Foundation
+import OpenSwiftData
+
+/// One line of `list`, computed in SQL (no image bytes read).
+public struct MemorySummary: Codable, Equatable {
+    public var id: String
+    public var title: String
+    public var date: String
+    public var imageCount: Int
+    public var bytes: Int
+}
+
+/// `show`'s view of a memory.
+public struct MemoryDetail: Codable, Equatable {
+    public struct Image: Codable, Equatable {
+        public var id: String
+        public var filename: String
+        public var sha256: String
+        public var format: String
+        public var width: Int
+        public var height: Int
+        public var bytes: Int
+        public var takenAt: String?
+    }
+    public var id: String
+    public var title: String
+    public var date: String
+    public var notes: String
+    public var images: [Image]
+}
+
+extension Library {
+    /// Memories newest first, with image count and total size from one SQL query.
+    public func list(since: Date? = nil, until: Date? = nil, search: String? = nil) throws -> [MemorySummary] {
+        var conditions: [String] = []
+        var values: [SQLiteValue] = []
+        if let since {
+            conditions.append("m.date >= ?")
+            values.append(.real(since.timeIntervalSinceReferenceDate))
+        }
+        if let until {
+            conditions.append("m.date < ?")
+            values.append(.real(until.timeIntervalSinceReferenceDate))
+        }
+        if let search {
+            guard let match = SearchIndex.matchQuery(search) else { return [] }
+            conditions.append("m._pk IN (SELECT memory FROM memory_search WHERE memory_search MATCH ?)")
+            values.append(.text(match))
+        }
+        let sql = """
+        SELECT m.id, m.title, m.date, count(i._pk), coalesce(sum(i.byteCount), 0)
+        FROM Memory m LEFT JOIN MemoryImage i ON i.memory = m._pk
+        \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+        GROUP BY m._pk ORDER BY m.date DESC, m._pk DESC
+        """
+        return try context.query(sql, values).map { row in
+            MemorySummary(id: (row[0].stringValue ?? "").lowercased(), title: row[1].stringValue ?? "",
+                          date: Formats.iso(Date(timeIntervalSinceReferenceDate: row[2].doubleValue ?? 0)),
+                          imageCount: Int(row[3].int64Value ?? 0), bytes: Int(row[4].int64Value ?? 0))
+        }
+    }
+
+    /// A memory's images in display order: capture time, then file name.
+    public func images(of memory: Memory) throws -> [MemoryImage] {
+        memory.memoryImages.sorted {
+            switch ($0.takenAt, $1.takenAt) {
+            case let (a?, b?) where a != b: return a < b
+            case (.some, nil): return true
+            case (nil, .some): return false
+            default: return ($0.filename, $0.id.uuidString) < ($1.filename, $1.id.uuidString)
+            }
+        }
+    }
+
+    public func detail(of memory: Memory) throws -> MemoryDetail {
+        MemoryDetail(
+            id: memory.id.uuidString.lowercased(), title: memory.title, date: Formats.iso(memory.date), notes: memory.notes,
+            images: try images(of: memory).map {
+                .init(id: $0.id.uuidString.lowercased(), filename: $0.filename, sha256: $0.sha256, format: $0.format,
+                      width: $0.width, height: $0.height, bytes: $0.byteCount, takenAt: $0.takenAt.map(Formats.iso))
+            })
+    }
+
+    /// Changes a memory's title, notes or date.
+    public func edit(_ memory: Memory, title: String? = nil, notes: String? = nil, date: Date? = nil) throws {
+        if let title { memory.title = title }
+        if let notes { memory.notes = notes }
+        if let date { memory.date = date }
+        try context.save()
+    }
+
+    /// Removes one image (by id, id prefix or file name) from a memory; its blobs go if nothing else uses them.
+    public func remove(_ memory: Memory, image query: String) throws -> MemoryImage {
+        let lower = query.lowercased()
+        let matches = memory.memoryImages.filter {
+            $0.id.uuidString.lowercased() == lower || (lower.count >= 4 && $0.id.uuidString.lowercased().hasPrefix(lower)) || $0.filename == query
+        }
+        guard matches.count == 1 else {
+            if matches.isEmpty { throw LibraryError.imageNotFound(memory: memory.title, image: query) }
+            throw LibraryError.ambiguousMemory(query, candidates: matches.map { "\($0.id.uuidString.lowercased())  \($0.filename)" })
+        }
+        context.delete(matches[0])
+        try context.save()
+        return matches[0]
+    }
+}

@@ -1,0 +1,105 @@
+import BlobStore
+import Foundation
+import OpenSwiftData
+
+/// A journal on disk: the SQLite store (`library.store`) and its blob directory
+/// (`.library_SUPPORT/sha256/…`) in one folder.
+public final class Library {
+    public let directory: URL
+    public let container: ModelContainer
+    public let context: ModelContext
+
+    public var storeURL: URL { directory.appendingPathComponent("library.store") }
+    public var blobs: BlobStore { container.blobStore! }
+
+    /// The library folder: `--library`, else `$MEMORIES_LIBRARY`, else `$XDG_DATA_HOME/memories`
+    /// (`~/.local/share/memories`).
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let dir = environment["MEMORIES_LIBRARY"], !dir.isEmpty { return URL(fileURLWithPath: dir) }
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return URL(fileURLWithPath: xdg).appendingPathComponent("memories") }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(".local/share/memories")
+    }
+
+    /// Opens the library, creating it on first use.
+    public init(directory: URL) throws {
+        self.directory = directory
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw LibraryError.notADirectory(directory.path)
+        }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let schema = Schema([Memory.self, MemoryImage.self])
+        container = try ModelContainer(for: schema, configurations: [ModelConfiguration(schema: schema, url: directory.appendingPathComponent("library.store"))])
+        context = try ModelContext(container)
+        try SearchIndex.install(on: context)
+    }
+
+    // MARK: Finding memories
+
+    /// A memory by id, unique id prefix (case ignored), or exact title.
+    public func resolve(_ query: String) throws -> Memory {
+        let trimmed = query.trimmingCharacters(in: .whitespaces)
+        if let id = UUID(uuidString: trimmed), let memory = try fetchMemory(id: id) { return memory }
+        let prefix = trimmed.uppercased()
+        let hex = prefix.unicodeScalars.allSatisfy { "0123456789ABCDEF-".unicodeScalars.contains($0) }
+        if hex && prefix.count >= 4 {
+            let byPrefix = try context.fetch(FetchDescriptor<Memory>(predicate: #Predicate { $0.id.uuidString.starts(with: prefix) }))
+            if byPrefix.count == 1 { return byPrefix[0] }
+            if byPrefix.count > 1 { throw LibraryError.ambiguousMemory(query, candidates: byPrefix.map(describe)) }
+        }
+        let byTitle = try context.fetch(FetchDescriptor<Memory>(predicate: #Predicate { $0.title == trimmed }, sortBy: [SortDescriptor(\.date)]))
+        if byTitle.count == 1 { return byTitle[0] }
+        if byTitle.count > 1 { throw LibraryError.ambiguousMemory(query, candidates: byTitle.map(describe)) }
+        throw LibraryError.memoryNotFound(query)
+    }
+
+    func fetchMemory(id: UUID) throws -> Memory? {
+        try context.fetch(FetchDescriptor<Memory>(predicate: #Predicate { $0.id == id })).first
+    }
+
+    func describe(_ memory: Memory) -> String {
+        "\(memory.id.uuidString.lowercased())  \(Formats.day(memory.date))  \(memory.title)"
+    }
+}
+
+/// How dates look in output and are read from arguments.
+public enum Formats {
+    public static func day(_ date: Date) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd"
+        return f.string(from: date)
+    }
+
+    public static func iso(_ date: Date) -> String {
+        let f = ISO8601DateFormatter()
+        return f.string(from: date)
+    }
+
+    /// `YYYY-MM-DD` (UTC midnight) or an ISO 8601 date-time.
+    public static func parseDate(_ text: String) throws -> Date {
+        let iso = ISO8601DateFormatter()
+        if let date = iso.date(from: text) { return date }
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        for format in ["yyyy-MM-dd", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd HH:mm", "yyyy-MM-dd'T'HH:mm:ss"] {
+            f.dateFormat = format
+            if let date = f.date(from: text) { return date }
+        }
+        throw LibraryError.invalidDate(text)
+    }
+
+    public static func bytes(_ count: Int) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1000 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}

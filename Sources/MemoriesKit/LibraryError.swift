@@ -1,0 +1,31 @@
+import Foundation
+
+/// Failures of journal operations, each saying what to do.
+public enum LibraryError: Error, Equatable, LocalizedError {
+    case memoryNotFound(String)
+    case ambiguousMemory(String, candidates: [String])
+    case imageNotFound(memory: String, image: String)
+    case notADirectory(String)
+    case destinationNotEmpty(String)
+    case damagedImage(filename: String, reason: String)
+    case invalidDate(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .memoryNotFound(let query):
+            return "no memory matches '\(query)' (give an id, a unique id prefix, or the exact title; `memories list` shows them)"
+        case .ambiguousMemory(let query, let candidates):
+            return "'\(query)' matches several memories; use a longer id prefix:\n" + candidates.map { "  " + $0 }.joined(separator: "\n")
+        case .imageNotFound(let memory, let image):
+            return "memory \(memory) has no image matching '\(image)' (give its id, id prefix or file name)"
+        case .notADirectory(let path):
+            return "\(path) exists and is not a folder"
+        case .destinationNotEmpty(let path):
+            return "\(path) is not empty; export into a new or empty folder"
+        case .damagedImage(let filename, let reason):
+            return "\(filename) is damaged in the library and was not exported: \(reason) (run `memories verify`)"
+        case .invalidDate(let text):
+            return "'\(text)' is not a date; use YYYY-MM-DD or an ISO 8601 date-time"
+        }
+    }
+}

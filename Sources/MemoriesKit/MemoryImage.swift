@@ -1,0 +1,40 @@
+import Foundation
+import OpenSwiftData
+
+/// One photo of a memory: its original bytes and thumbnail in the blob store, and what people
+/// search and sort by.
+@Model
+public final class MemoryImage {
+    @Attribute(.unique) public var id: UUID
+    /// The original file, byte for byte (its blob is named by `sha256`).
+    @Attribute(.externalStorage) public var imageData: Data?
+    /// A JPEG thumbnail, upright, 256 px on its longest side.
+    @Attribute(.externalStorage) public var thumbnailData: Data?
+    public var memory: Memory?
+    /// The original file name (last path component, as imported).
+    public var filename: String
+    public var sha256: String
+    /// "jpeg" or "png".
+    public var format: String
+    /// As stored in the file, before orientation.
+    public var width: Int
+    public var height: Int
+    public var byteCount: Int
+    /// EXIF DateTimeOriginal (at its offset, or read as UTC).
+    public var takenAt: Date?
+    /// EXIF orientation 1–8.
+    public var orientation: Int = 1
+    public var cameraMake: String?
+    public var cameraModel: String?
+    public var importedAt: Date = Date()
+
+    public init(id: UUID = UUID(), filename: String, sha256: String, format: String, width: Int, height: Int, byteCount: Int) {
+        self.id = id
+        self.filename = filename
+        self.sha256 = sha256
+        self.format = format
+        self.width = width
+        self.height = height
+        self.byteCount = byteCount
+    }
+}

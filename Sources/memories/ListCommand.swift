@@ -1,0 +1,136 @@
+import Foundation
+import MemoriesKit
+
+enum ListCommand: Command {
+    static let name = "list"
+    static let abstract = "List memories, newest first."
+    static let usage = "memories list [--since D] [--until D] [--search TEXT] [--json]"
+    static let details = """
+    One line per memory: date, image count, size, short id and title.
+
+    Options:
+      --since D      memories dated on or after D (YYYY-MM-DD or ISO 8601)
+      --until D      memories dated before D
+      --search TEXT  memories whose title, notes or file names contain every word of TEXT
+                     (as word prefixes; accents and case ignored)
+      --json         print [{"id","title","date","imageCount","bytes"}]
+    """
+    static let options: Set<String> = ["since", "until", "search"]
+    static let flags: Set<String> = ["json"]
+
+    static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
+        try requirePositionals(arguments, 0...0, "")
+        let since = try arguments.value("since").map(Formats.parseDate)
+        let until = try arguments.value("until").map(Formats.parseDate)
+        let memories = try library().list(since: since, until: until, search: arguments.value("search"))
+        if arguments.has("json") {
+            try Output.json(memories)
+        } else {
+            for m in memories {
+                let count = "\(m.imageCount) photo\(m.imageCount == 1 ? "" : "s")"
+                Output.print("\(m.date.prefix(10))  \(count.padding(toLength: 11, withPad: " ", startingAt: 0)) \(Formats.bytes(m.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))  \(m.id.prefix(8))  \(m.title)")
+            }
+        }
+        return ExitCode.success
+    }
+}
+
+enum ShowCommand: Command {
+    static let name = "show"
+    static let abstract = "Show a memory and its photos."
+    static let usage = "memories show <memory> [--json]"
+    static let details = """
+    <memory> is an id, a unique id prefix, or an exact title.
+
+    Options:
+      --json   print {"id","title","date","notes","images":[{"id","filename","sha256","format","width","height","bytes","takenAt"}]}
+    """
+    static let options: Set<String> = []
+    static let flags: Set<String> = ["json"]
+
+    static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
+        try requirePositionals(arguments, 1...1, "<memory>")
+        let lib = try library()
+        let detail = try lib.detail(of: try lib.resolve(arguments.positionals[0]))
+        if arguments.has("json") {
+            try Output.json(detail)
+            return ExitCode.success
+        }
+        Output.print("\(detail.title)\n\(detail.date.prefix(10))  id \(detail.id)")
+        if !detail.notes.isEmpty { Output.print("\n\(detail.notes)") }
+        Output.print("")
+        for image in detail.images {
+            let taken = image.takenAt.map { String($0.prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "                "
+            Output.print("\(image.id.prefix(8))  \(taken)  \(image.format.padding(toLength: 4, withPad: " ", startingAt: 0)) \("\(image.width)x\(image.height)".padding(toLength: 10, withPad: " ", startingAt: 0)) \(Formats.bytes(image.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))  \(image.filename)")
+        }
+        Output.print("\(detail.images.count) photo\(detail.images.count == 1 ? "" : "s"), \(Formats.bytes(detail.images.reduce(0) { $0 + $1.bytes }))")
+        return ExitCode.success
+    }
+}
+
+enum EditCommand: Command {
+    static let name = "edit"
+    static let abstract = "Change a memory's title, notes or date."
+    static let usage = "memories edit <memory> [--title T] [--notes N] [--date D]"
+    static let details = "At least one of --title, --notes, --date."
+    static let options: Set<String> = ["title", "notes", "date"]
+    static let flags: Set<String> = []
+
+    static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
+        try requirePositionals(arguments, 1...1, "<memory>")
+        guard arguments.value("title") != nil || arguments.value("notes") != nil || arguments.value("date") != nil else {
+            throw UsageError(message: "nothing to change: give --title, --notes or --date")
+        }
+        let date = try arguments.value("date").map(Formats.parseDate)
+        let lib = try library()
+        let memory = try lib.resolve(arguments.positionals[0])
+        try lib.edit(memory, title: arguments.value("title"), notes: arguments.value("notes"), date: date)
+        Output.print("updated '\(memory.title)'")
+        return ExitCode.success
+    }
+}
+
+enum RemoveCommand: Command {
+    static let name = "remove"
+    static let abstract = "Remove one photo from a memory."
+    static let usage = "memories remove <memory> <image>"
+    static let details = "<image> is the photo's id, a unique id prefix, or its file name. Its stored bytes go unless another memory has the same photo."
+    static let options: Set<String> = []
+    static let flags: Set<String> = []
+
+    static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
+        try requirePositionals(arguments, 2...2, "<memory> <image>")
+        let lib = try library()
+        let memory = try lib.resolve(arguments.positionals[0])
+        let image = try lib.remove(memory, image: arguments.positionals[1])
+        Output.print("removed \(image.filename) from '\(memory.title)'")
+        return ExitCode.success
+    }
+}
+
+enum DeleteCommand: Command {
+    static let name = "delete"
+    static let abstract = "Delete a memory, its photos, and every stored file no longer used."
+    static let usage = "memories delete <memory> [--yes]"
+    static let details = "Asks for confirmation on a terminal; --yes skips it (and is required when input is not a terminal)."
+    static let options: Set<String> = []
+    static let flags: Set<String> = ["yes"]
+
+    static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
+        try requirePositionals(arguments, 1...1, "<memory>")
+        let lib = try library()
+        let memory = try lib.resolve(arguments.positionals[0])
+        if !arguments.has("yes") {
+            guard isatty(STDIN_FILENO) == 1 else { throw UsageError(message: "delete needs --yes when input is not a terminal") }
+            FileHandle.standardError.write(Data("Delete '\(memory.title)' and its \(memory.memoryImages.count) photos? [y/N] ".utf8))
+            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
+                Output.print("kept '\(memory.title)'")
+                return ExitCode.failure
+            }
+        }
+        let title = memory.title
+        try lib.delete(memory)
+        Output.print("deleted '\(title)'")
+        return ExitCode.success
+    }
+}

@@ -1,0 +1,77 @@
+// memories: a photo journal. A thin layer over MemoriesKit; see docs/cli.md.
+import Foundation
+import MemoriesKit
+
+let commands: [any Command.Type] = [
+    ImportCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
+    ExportCommand.self, DeleteCommand.self, GCCommand.self, VerifyCommand.self,
+]
+
+let rootHelp = """
+memories: keep photos as memories, titled and dated sets of photos with notes.
+
+Usage: memories [--library DIR] <command> [options]
+
+Commands:
+\(commands.map { "  \($0.name.padding(toLength: 8, withPad: " ", startingAt: 0)) \($0.abstract)" }.joined(separator: "\n"))
+
+The library is --library DIR, else $MEMORIES_LIBRARY, else $XDG_DATA_HOME/memories
+(~/.local/share/memories); it is created on first use.
+`memories <command> --help` describes a command.
+"""
+
+func run(_ args: [String]) -> Int32 {
+    var rest = args
+    var libraryPath: String?
+    // --library may come anywhere; take it out first.
+    var i = 0
+    while i < rest.count {
+        if rest[i] == "--library" {
+            guard i + 1 < rest.count else {
+                Output.error("--library needs a folder")
+                return ExitCode.usage
+            }
+            libraryPath = rest[i + 1]
+            rest.removeSubrange(i...(i + 1))
+        } else if rest[i].hasPrefix("--library=") {
+            libraryPath = String(rest[i].dropFirst("--library=".count))
+            rest.remove(at: i)
+        } else {
+            i += 1
+        }
+    }
+    guard let name = rest.first else {
+        FileHandle.standardError.write(Data((rootHelp + "\n").utf8))
+        return ExitCode.usage
+    }
+    if name == "--help" || name == "-h" || name == "help" {
+        if rest.count > 1, let command = commands.first(where: { $0.name == rest[1] }) {
+            Output.print(command.help)
+        } else {
+            Output.print(rootHelp)
+        }
+        return ExitCode.success
+    }
+    guard let command = commands.first(where: { $0.name == name }) else {
+        Output.error("unknown command '\(name)'\n\n\(rootHelp)")
+        return ExitCode.usage
+    }
+    let commandArgs = Array(rest.dropFirst())
+    if commandArgs.contains("--help") || commandArgs.contains("-h") {
+        Output.print(command.help)
+        return ExitCode.success
+    }
+    do {
+        let arguments = try Arguments(commandArgs, options: command.options, flags: command.flags)
+        let directory = libraryPath.map { URL(fileURLWithPath: $0) } ?? Library.defaultDirectory()
+        return try command.run(arguments) { try Library(directory: directory) }
+    } catch let error as UsageError {
+        Output.error("\(error.message)\nUsage: \(command.usage)")
+        return ExitCode.usage
+    } catch {
+        Output.error((error as? LocalizedError)?.errorDescription ?? "\(error)")
+        return ExitCode.failure
+    }
+}
+
+exit(run(Array(CommandLine.arguments.dropFirst())))
