@@ -91,6 +91,7 @@ let package = Package(
         .executableTarget(name: "thumb-bench", dependencies: ["Imaging"], path: "Benchmarks/thumb-bench"),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CImaging"]),
+        .testTarget(name: "MemoriesTests", dependencies: ["MemoriesKit", "BlobStore", "Imaging"]),
         .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "BlobStore", "CSQLite", "UIKit"]),
         .testTarget(
             name: "OpenSwiftDataMacrosTests",

@@ -9,7 +9,10 @@ struct FileNames {
     mutating func claim(_ original: String, extension ext: String? = nil) -> String {
         var base = Self.sanitize(original)
         var suffix = (base as NSString).pathExtension
+        if suffix.utf8.count > 10 { suffix = "" }
         base = suffix.isEmpty ? base : String(base.dropLast(suffix.count + 1))
+        // At most 180 bytes of UTF-8 before the extension, cut on a character boundary.
+        while base.utf8.count > 180 { base.removeLast() }
         if let ext, suffix.lowercased() != ext.lowercased() && !(ext == "jpg" && suffix.lowercased() == "jpeg") { suffix = ext }
         if base.isEmpty { base = "image" }
         var candidate = suffix.isEmpty ? base : "\(base).\(suffix)"
@@ -38,8 +41,6 @@ struct FileNames {
         // Not hidden, not "." or "..", no leading or trailing spaces.
         while let first = out.first, first == "." || first == " " || first == "-" { out.removeFirst() }
         while let last = out.last, last == " " || last == "." { out.removeLast() }
-        // At most 180 bytes of UTF-8, cut on a character boundary.
-        while out.utf8.count > 180 { out.removeLast() }
         return out
     }
 }

@@ -50,8 +50,12 @@ struct FileWalker {
                 let p = raw.bindMemory(to: CChar.self).baseAddress!
                 return Array(UnsafeBufferPointer(start: p, count: strlen(p)))
             }
-            if nameBytes.first == 46 { continue }  // ".", "..", hidden
             let name = String(decoding: nameBytes.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if nameBytes == [46] || nameBytes == [46, 46] { continue }
+            if nameBytes.first == 46 {
+                problem(.notFollowed(display + "/" + name, "hidden"))
+                continue
+            }
             children.append((nameBytes, name))
         }
         closedir(dir)

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+@Suite struct ImportTests {
+    @Test func importsAFolderOnceAndAgainAddsNothing() throws {
+        let box = Sandbox()
+        let first = try box.run("import", fixturePhotos.path, "--title", "Rome 2024", "--json")
+        #expect(first.status == 0, "\(first.stderr)")
+        let report = try first.json(ImportJSON.self)
+        #expect(report.imported == 6 && report.duplicates == 1 && report.skipped == 1 && report.rejected.isEmpty)
+        #expect(report.memory?.title == "Rome 2024")
+        #expect(box.blobFiles().count == 12, "6 originals and 6 thumbnails")
+        let again = try box.run("import", fixturePhotos.path, "--title", "Rome 2024", "--json").json(ImportJSON.self)
+        #expect(again.imported == 0 && again.duplicates == 7)
+        #expect(again.memory?.id == report.memory?.id)
+        let list = try box.run("list", "--json").json([ListJSON].self)
+        #expect(list.count == 1 && list[0].imageCount == 6)
+        #expect(list[0].date.hasPrefix("2024-06-11"), "the date is the earliest capture time")
+    }
+
+    @Test func thePhotoInTwoMemoriesIsStoredOnce() throws {
+        let box = Sandbox()
+        let one = box.copy(fixturePhotos.appendingPathComponent("Rome/IMG_0001.jpg"), to: "a/one.jpg")
+        _ = box.copy(one, to: "b/same.jpg")
+        try box.run("import", box.url.appendingPathComponent("a").path, "--title", "A")
+        try box.run("import", box.url.appendingPathComponent("b").path, "--title", "B")
+        #expect(box.blobFiles().count == 2, "one original and one thumbnail for both memories")
+        let b = try box.run("show", "B", "--json").json(ShowJSON.self)
+        let digest = try sha256(one)
+        #expect(b.images.map(\.filename) == ["same.jpg"] && b.images[0].sha256 == digest)
+    }
+
+    @Test func invalidImagesAreRejectedWithTheirReasonAndTheRestImported() throws {
+        let box = Sandbox()
+        let result = try box.run("import", fixtureImages.path, "--title", "Mixed", "--json")
+        #expect(result.status == 2)
+        let report = try result.json(ImportJSON.self)
+        let reasons = Dictionary(uniqueKeysWithValues: report.rejected.map { (($0.path as NSString).lastPathComponent, $0.reason) })
+        #expect(reasons["truncated.jpg"] == "truncated JPEG: premature end of data")
+        #expect(reasons["bomb.png"] == "image 50000x50000 exceeds the 100 MP limit")
+        #expect(reasons["zero-bytes.jpg"] == "empty file (0 bytes)")
+        #expect(reasons["crc.png"] == "corrupt PNG: IDAT: CRC error")
+        #expect(reasons["text.jpg"] == "not a JPEG or PNG image")
+        #expect(report.rejected.count == 10)
+        #expect(report.imported == 19 && report.duplicates == 1 && report.skipped == 1, "EXPECTED.tsv is skipped")
+        #expect(report.rejected.allSatisfy { $0.path.hasPrefix(fixtureImages.path) })
+        let text = try box.run("import", fixtureImages.appendingPathComponent("bad/truncated.jpg").path, "--into", "Mixed")
+        #expect(text.status == 2 && text.stderr.contains("rejected \(fixtureImages.path)/bad/truncated.jpg: truncated JPEG: premature end of data"))
+    }
+
+    @Test func dryRunChangesNothing() throws {
+        let box = Sandbox()
+        let report = try box.run("import", fixturePhotos.path, "--dry-run", "--json").json(ImportJSON.self)
+        #expect(report.imported == 6 && report.memory == nil)
+        #expect(try box.run("list", "--json").json([ListJSON].self).isEmpty)
+        #expect(box.blobFiles().isEmpty)
+    }
+
+    @Test func usageErrorsExitWith64() throws {
+        let box = Sandbox()
+        #expect(try box.run("import").status == 64)
+        #expect(try box.run("import", fixturePhotos.path, "--title", "a", "--into", "b").status == 64)
+        #expect(try box.run("import", "/no/such/folder").status == 64)
+        #expect(try box.run("frobnicate").status == 64)
+        #expect(try box.run("list", "--bogus").status == 64)
+        #expect(try box.run("import", fixturePhotos.path, "--jobs", "zero").status == 64)
+        let help = try box.run("import", "--help")
+        #expect(help.status == 0 && help.stdout.hasPrefix("Import photos from folders or files into a memory.\n\nUsage: memories import"))
+        for command in ["list", "show", "edit", "remove", "export", "delete", "gc", "verify"] {
+            let r = try box.run(command, "--help")
+            #expect(r.status == 0 && r.stdout.contains("Usage: memories \(command)"), "\(command) --help")
+        }
+        let root = try box.run("--help")
+        #expect(root.status == 0 && root.stdout.contains("Commands:\n  import   Import photos"))
+    }
+
+    @Test func theLibraryComesFromTheEnvironmentWhenNotGiven() throws {
+        let box = Sandbox()
+        let process = box.start(["import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "P"],
+                                environment: ["MEMORIES_LIBRARY": box.url.appendingPathComponent("env-lib").path])
+        process.process.waitUntilExit()
+        #expect(process.process.terminationStatus == 0)
+        #expect(FileManager.default.fileExists(atPath: box.url.appendingPathComponent("env-lib/library.store").path))
+        let xdg = box.start(["list"], environment: ["MEMORIES_LIBRARY": "", "XDG_DATA_HOME": box.url.appendingPathComponent("xdg").path])
+        xdg.process.waitUntilExit()
+        #expect(FileManager.default.fileExists(atPath: box.url.appendingPathComponent("xdg/memories/library.store").path))
+    }
+
+    @Test func aKilledImportLeavesAHealthyLibraryAndTheRerunCompletesIt() throws {
+        let box = Sandbox()
+        // 60 distinct photos, so the import takes long enough to be killed part way.
+        let source = try Data(contentsOf: fixturePhotos.appendingPathComponent("Rome/IMG_0001.jpg"))
+        let folder = box.url.appendingPathComponent("many")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for i in 0..<60 {
+            var bytes = source
+            bytes.append(contentsOf: Array("\(i)".utf8))  // trailing bytes after EOI: a distinct, valid JPEG
+            try bytes.write(to: folder.appendingPathComponent(String(format: "p%03d.jpg", i)))
+        }
+        for delay in [0.15, 0.3, 0.5] {
+            let run = box.start(["--library", box.library.path, "import", folder.path, "--title", "Many", "--jobs", "1"])
+            Thread.sleep(forTimeInterval: delay)
+            kill(run.process.processIdentifier, SIGKILL)
+            run.process.waitUntilExit()
+            if FileManager.default.fileExists(atPath: box.library.appendingPathComponent("library.store").path) {
+                let verify = try box.run("verify", "--json")
+                #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
+                #expect(try verify.json(VerifyJSON.self).missing.isEmpty)
+            }
+        }
+        let rerun = try box.run("import", folder.path, "--title", "Many", "--json")
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        let show = try box.run("show", "Many", "--json").json(ShowJSON.self)
+        #expect(show.images.count == 60)
+        #expect(Set(show.images.map(\.sha256)).count == 60)
+        _ = try box.run("gc")
+        let verify = try box.run("verify", "--json").json(VerifyJSON.self)
+        #expect(verify.ok && verify.orphans == 0 && verify.blobsChecked == 61, "60 originals; their identical thumbnails are one blob")
+    }
+}

@@ -1,0 +1,90 @@
+import BlobStore
+import Foundation
+
+let packageRoot: URL = {
+    var dir = URL(fileURLWithPath: #filePath)
+    while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { dir.deleteLastPathComponent() }
+    return dir
+}()
+let fixturePhotos = packageRoot.appendingPathComponent("Fixtures/photos")
+let fixtureImages = packageRoot.appendingPathComponent("Fixtures/images")
+
+/// A temporary folder for one test, with a library inside, and a way to run `memories` on it.
+final class Sandbox {
+    let url: URL
+    var library: URL { url.appendingPathComponent("library") }
+
+    init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("memories-test-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        func json<T: Decodable>(_ type: T.Type) throws -> T { try JSONDecoder().decode(T.self, from: Data(stdout.utf8)) }
+    }
+
+    @discardableResult
+    func run(_ args: String..., environment: [String: String] = [:]) throws -> Result {
+        try run(args, environment: environment)
+    }
+
+    func run(_ args: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = start(["--library", library.path] + args, environment: environment)
+        let out = process.out.fileHandleForReading.readDataToEndOfFile()
+        let err = process.err.fileHandleForReading.readDataToEndOfFile()
+        process.process.waitUntilExit()
+        return Result(status: process.process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    func start(_ args: [String], environment: [String: String] = [:]) -> (process: Process, out: Pipe, err: Pipe) {
+        let process = Process()
+        process.executableURL = packageRoot.appendingPathComponent(".build/debug/memories")
+        process.arguments = args
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try! process.run()
+        return (process, out, err)
+    }
+
+    /// Blob files in the library.
+    func blobFiles() -> [String] {
+        let root = library.appendingPathComponent(".library_SUPPORT/sha256")
+        return (FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []).filter { $0.count > 3 }.sorted()
+    }
+
+    func copy(_ from: URL, to name: String) -> URL {
+        let dest = url.appendingPathComponent(name)
+        try? FileManager.default.createDirectory(at: dest.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try! FileManager.default.copyItem(at: from, to: dest)
+        return dest
+    }
+}
+
+struct ImportJSON: Decodable {
+    struct Ref: Decodable { var id: String; var title: String }
+    struct Rejection: Decodable { var path: String; var reason: String }
+    var memory: Ref?
+    var imported: Int
+    var duplicates: Int
+    var skipped: Int
+    var rejected: [Rejection]
+}
+
+struct ListJSON: Decodable { var id: String; var title: String; var date: String; var imageCount: Int; var bytes: Int }
+struct ShowJSON: Decodable {
+    struct Image: Decodable { var id: String; var filename: String; var sha256: String; var format: String; var width: Int; var height: Int; var bytes: Int; var takenAt: String? }
+    var id: String; var title: String; var date: String; var notes: String; var images: [Image]
+}
+struct VerifyJSON: Decodable { var ok: Bool; var blobsChecked: Int; var missing: [String]; var corrupt: [String]; var orphans: Int; var database: String }
+struct GCJSON: Decodable { var orphanBlobs: Int; var bytesFreed: Int; var tempFilesRemoved: Int; var dryRun: Bool }
+
+func sha256(_ url: URL) throws -> String { SHA256.digest(try Data(contentsOf: url)).hex }
