@@ -63,6 +63,8 @@ let package = Package(
         .executable(name: "memories", targets: ["memories"]),
         .executable(name: "osd-bench", targets: ["osd-bench"]),
         .executable(name: "osd-demo", targets: ["osd-demo"]),
+        .executable(name: "gradebook", targets: ["gradebook"]),
+        .executable(name: "pocket-budget", targets: ["pocket-budget"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -84,6 +86,8 @@ let package = Package(
         .target(name: "MemoriesKit", dependencies: ["OpenSwiftData", "BlobStore", "Imaging"]),
         .executableTarget(name: "memories", dependencies: ["MemoriesKit"]),
         .executableTarget(name: "osd-demo", dependencies: ["OpenSwiftData"], path: "Examples/osd-demo"),
+        .executableTarget(name: "gradebook", dependencies: ["OpenSwiftData"], path: "Examples/gradebook"),
+        .executableTarget(name: "pocket-budget", dependencies: ["OpenSwiftData"], path: "Examples/pocket-budget"),
         .executableTarget(
             name: "osd-bench", dependencies: ["OpenSwiftData", "CSQLite"], path: "Benchmarks/osd-bench"),
         .target(name: "UIKit", path: "Tests/UIKitStandIn"),
@@ -91,6 +95,7 @@ let package = Package(
         .executableTarget(name: "thumb-bench", dependencies: ["Imaging"], path: "Benchmarks/thumb-bench"),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CImaging"]),
+        .testTarget(name: "ExamplesTests"),
         .testTarget(name: "MemoriesTests", dependencies: ["MemoriesKit", "BlobStore", "Imaging"]),
         .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "BlobStore", "CSQLite", "UIKit"]),
         .testTarget(

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+let root: URL = {
+    var dir = URL(fileURLWithPath: #filePath)
+    while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { dir.deleteLastPathComponent() }
+    return dir
+}()
+
+final class Scratch {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("examples-\(UUID().uuidString)")
+    init() { try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+struct Run { var status: Int32; var out: String; var err: String }
+
+@discardableResult
+func run(_ product: String, _ args: [String]) throws -> Run {
+    let p = Process()
+    p.executableURL = root.appendingPathComponent(".build/debug/\(product)")
+    p.arguments = args
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return Run(status: p.terminationStatus, out: String(decoding: o, as: UTF8.self), err: String(decoding: e, as: UTF8.self))
+}
+
+@Suite struct ExamplesTests {
+    @Test func theModelFilesAreTheSeedsButForTheImportLine() throws {
+        let seeds = root.deletingLastPathComponent().appendingPathComponent("shared/seeds")
+        let gradebookSeed = try String(contentsOf: seeds.appendingPathComponent("000_66b5a222a05c2466.txt"), encoding: .utf8)
+        let gradebook = try String(contentsOf: root.appendingPathComponent("Examples/gradebook/Models.swift"), encoding: .utf8)
+        #expect(gradebook.hasPrefix("import Foundation\nimport OpenSwiftData\n@Model\nfinal class Student {"))
+        #expect(gradebookSeed.contains(gradebook.replacingOccurrences(of: "import OpenSwiftData", with: "import SwiftData")))
+        let budgetSeed = try String(contentsOf: seeds.appendingPathComponent("002_7ccc3a4716717fff.txt"), encoding: .utf8)
+        let expense = try String(contentsOf: root.appendingPathComponent("Examples/pocket-budget/Expense.swift"), encoding: .utf8)
+        let escaped = expense.replacingOccurrences(of: "import OpenSwiftData", with: "import SwiftData")
+            .trimmingCharacters(in: .newlines).replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+        #expect(budgetSeed.contains(escaped), "Expense.swift is the seed's text (the seed stores it JSON-escaped)")
+    }
+
+    @Test func gradebookRecordsUpdatesAndReportsAcrossRuns() throws {
+        let s = Scratch()
+        let store = s.url.appendingPathComponent("grades.store").path
+        #expect(try run("gradebook", ["--store", store, "add-student", "Ada", "Lovelace"]).status == 0)
+        try run("gradebook", ["--store", store, "add-student", "Alan", "Turing"])
+        try run("gradebook", ["--store", store, "add-quiz", "Quiz 1", "10"])
+        try run("gradebook", ["--store", store, "add-quiz", "Final", "50"])
+        #expect(try run("gradebook", ["--store", store, "grade", "Ada Lovelace", "Quiz 1", "8"]).out == "recorded 8/10 for Ada Lovelace on Quiz 1\n")
+        #expect(try run("gradebook", ["--store", store, "grade", "Ada Lovelace", "Quiz 1", "9"]).out == "updated Ada Lovelace on Quiz 1: 8 -> 9\n")
+        try run("gradebook", ["--store", store, "grade", "Ada Lovelace", "Final", "40"])
+        try run("gradebook", ["--store", store, "grade", "Alan Turing", "Final", "45"])
+        let byStudent = try run("gradebook", ["--store", store, "by-student"]).out
+        #expect(byStudent == """
+        Ada Lovelace
+          Final: 40/50 80.0%
+          Quiz 1: 9/10 90.0%
+          total: 49/60 81.7%
+        Alan Turing
+          Final: 45/50 90.0%
+          total: 45/50 90.0%
+
+        """)
+        let byQuiz = try run("gradebook", ["--store", store, "by-quiz"]).out
+        #expect(byQuiz.contains("Final (50 points)\n  Ada Lovelace: 40 80.0%\n  Alan Turing: 45 90.0%\n  average: 42.5 85.0%"))
+        #expect(try run("gradebook", ["--store", store, "delete-student", "Alan Turing"]).status == 0)
+        // The default delete rule is nullify: the grade stays, without its student.
+        #expect(try run("gradebook", ["--store", store, "by-quiz"]).out.contains("Final (50 points)\n  ?: 45 90.0%\n  Ada Lovelace: 40 80.0%"))
+        #expect(try run("gradebook", ["--store", store, "grade", "Nobody", "Final", "1"]).status == 1)
+    }
+
+    @Test func pocketBudgetOpensAStoreFromBeforeNoteAndKeepsEverything() throws {
+        let s = Scratch()
+        let store = s.url.appendingPathComponent("budget.store").path
+        #expect(try run("pocket-budget", ["--store", store, "make-v1-store"]).status == 0)
+        let list = try run("pocket-budget", ["--store", store, "list"]).out
+        #expect(list == """
+        #4  2024-06-05  fun       12.5  Cinema
+        #3  2024-06-02  transport 19.9  Train
+        #2  2024-05-03  food      84.35  Groceries
+        #1  2024-05-01  housing   1200  Rent
+        total: 1316.75
+
+        """)
+        try run("pocket-budget", ["--store", store, "add", "Coffee", "3.40", "food", "--date", "2024-06-07", "--note", "with Ada"])
+        try run("pocket-budget", ["--store", store, "edit", "2", "--amount", "90.10"])
+        #expect(try run("pocket-budget", ["--store", store, "list", "--since", "2024-06-01"]).out.hasPrefix("#5  2024-06-07  food      3.4  Coffee  (with Ada)\n#4"))
+        #expect(try run("pocket-budget", ["--store", store, "list", "--category", "food"]).out.hasSuffix("total: 93.5\n"))
+        #expect(try run("pocket-budget", ["--store", store, "totals"]).out == "2024-05  1290.1\n2024-06  35.8\n")
+        try run("pocket-budget", ["--store", store, "delete", "1"])
+        #expect(try run("pocket-budget", ["--store", store, "totals"]).out == "2024-05  90.1\n2024-06  35.8\n")
+        // Exact decimals: 0.1 + 0.2 is 0.3 here.
+        try run("pocket-budget", ["--store", store, "add", "a", "0.1", "other", "--date", "2024-07-01"])
+        try run("pocket-budget", ["--store", store, "add", "b", "0.2", "other", "--date", "2024-07-02"])
+        #expect(try run("pocket-budget", ["--store", store, "totals"]).out.hasSuffix("2024-07  0.3\n"))
+    }
+}
