@@ -43,32 +43,26 @@ extension Imaging {
     static func resized(_ pixels: Pixels, maxSide: Int) -> Pixels {
         let (w, h) = fitted(width: pixels.width, height: pixels.height, maxSide: maxSide)
         guard w != pixels.width || h != pixels.height else { return pixels }
-        var out = [UInt8](repeating: 0, count: w * h * 3)
-        pixels.rgb.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                _ = img_resize_area(src.baseAddress, Int32(pixels.width), Int32(pixels.height), dst.baseAddress, Int32(w), Int32(h))
-            }
-        }
-        return Pixels(rgb: out, width: w, height: h)
+        let out = Pixels(width: w, height: h)
+        _ = img_resize_area(pixels.storage.pointer, Int32(pixels.width), Int32(pixels.height), out.storage.pointer, Int32(w), Int32(h))
+        return out
     }
 
     static func oriented(_ pixels: Pixels, _ orientation: Int) -> Pixels {
         guard (2...8).contains(orientation) else { return pixels }
-        var out = [UInt8](repeating: 0, count: pixels.rgb.count)
+        var out = Pixels(width: pixels.width, height: pixels.height)
         var w: Int32 = 0, h: Int32 = 0
-        pixels.rgb.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                _ = img_orient(src.baseAddress, Int32(pixels.width), Int32(pixels.height), Int32(orientation), dst.baseAddress, &w, &h)
-            }
-        }
-        return Pixels(rgb: out, width: Int(w), height: Int(h))
+        _ = img_orient(pixels.storage.pointer, Int32(pixels.width), Int32(pixels.height), Int32(orientation), out.storage.pointer, &w, &h)
+        out.width = Int(w)
+        out.height = Int(h)
+        return out
     }
 
     static func encodeJPEG(_ pixels: Pixels, quality: Int, progressive: Bool, exif: Data?) throws -> Data {
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var result = img_result()
-        let status = pixels.rgb.withUnsafeBufferPointer { rgb in
+        let status = pixels.rgb.withMemoryRebound(to: UInt8.self) { rgb in
             (exif ?? Data()).withUnsafeBytes { meta in
                 img_jpeg_encode(rgb.baseAddress, Int32(pixels.width), Int32(pixels.height), Int32(min(100, max(1, quality))),
                                 progressive ? 1 : 0, exif == nil ? nil : meta.baseAddress?.assumingMemoryBound(to: UInt8.self),
@@ -84,7 +78,7 @@ extension Imaging {
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var result = img_result()
-        let status = pixels.rgb.withUnsafeBufferPointer {
+        let status = pixels.rgb.withMemoryRebound(to: UInt8.self) {
             img_png_encode($0.baseAddress, Int32(pixels.width), Int32(pixels.height), &out, &size, &result)
         }
         defer { img_free(out) }

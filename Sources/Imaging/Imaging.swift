@@ -56,11 +56,31 @@ public enum Imaging {
         }
     }
 
-    /// Pixels as 8-bit RGB, stored orientation.
+    /// Pixels as 8-bit RGB, stored orientation, in a buffer the C wrapper allocated (not copied).
     struct Pixels {
-        var rgb: [UInt8]
+        let storage: PixelStorage
         var width: Int
         var height: Int
+        var rgb: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage.pointer, count: width * height * 3) }
+
+        init(width: Int, height: Int) {
+            storage = PixelStorage(malloc(max(1, width * height * 3))!.assumingMemoryBound(to: UInt8.self))
+            self.width = width
+            self.height = height
+        }
+
+        init(adopting pointer: UnsafeMutablePointer<UInt8>, width: Int, height: Int) {
+            storage = PixelStorage(pointer)
+            self.width = width
+            self.height = height
+        }
+    }
+
+    /// Owns a malloc'ed pixel buffer.
+    final class PixelStorage {
+        let pointer: UnsafeMutablePointer<UInt8>
+        init(_ pointer: UnsafeMutablePointer<UInt8>) { self.pointer = pointer }
+        deinit { free(pointer) }
     }
 
     static func decode(_ data: Data, format: ImageFormat, scale: Int, limits: ImageLimits) throws -> Pixels {
@@ -75,11 +95,10 @@ public enum Imaging {
                 ? img_jpeg_decode(base, raw.count, Int32(scale), &cLimits, &info, &pixels, &width, &height, &result)
                 : img_png_decode(base, raw.count, &cLimits, &info, &pixels, &width, &height, &result)
         }
-        defer { img_free(pixels) }
+        if status != Int32(IMG_OK) { img_free(pixels) }
         try check(status, result, format)
         guard let pixels else { throw ImageError.corrupt(format, "no pixels") }
-        let count = Int(width) * Int(height) * 3
-        return Pixels(rgb: Array(UnsafeBufferPointer(start: pixels, count: count)), width: Int(width), height: Int(height))
+        return Pixels(adopting: pixels, width: Int(width), height: Int(height))
     }
 
     /// EXIF from a JPEG's APP1 or a PNG's eXIf chunk.

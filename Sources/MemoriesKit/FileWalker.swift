@@ -93,16 +93,30 @@ struct FileWalker {
     }
 }
 
-/// Reads a whole file by byte path.
+/// Reads a whole file by byte path, with read(2) into one buffer of the file's size.
 func readFile(_ path: [CChar], display: String) throws -> Data {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw ReadError(reason: "cannot read: \(String(cString: strerror(errno)))") }
-    let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-    do {
-        return try handle.readToEnd() ?? Data()
-    } catch {
-        throw ReadError(reason: "cannot read: \(error.localizedDescription)")
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw ReadError(reason: "cannot read: \(String(cString: strerror(errno)))") }
+    var data = Data(count: Int(info.st_size))
+    var filled = 0
+    let failure: Int32? = data.withUnsafeMutableBytes { raw -> Int32? in
+        while filled < raw.count {
+            let n = read(fd, raw.baseAddress! + filled, raw.count - filled)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        return nil
     }
+    if let failure { throw ReadError(reason: "cannot read: \(String(cString: strerror(failure)))") }
+    if filled < data.count { data.count = filled }  // the file shrank while being read
+    return data
 }
 
 struct ReadError: Error { var reason: String }

@@ -146,7 +146,10 @@ extension Library {
     func prepare(_ files: [FileWalker.Entry], options: ImportOptions) -> [Prepared] {
         let results = UnsafeMutableBufferPointer<Prepared>.allocate(capacity: files.count)
         results.initialize(repeating: .skipped)
-        defer { results.deallocate() }
+        defer {
+            _ = results.deinitialize()  // releases each photo's bytes
+            results.deallocate()
+        }
         let jobs = max(1, min(options.jobs, files.count))
         let next = Counter()
         DispatchQueue.concurrentPerform(iterations: jobs) { _ in

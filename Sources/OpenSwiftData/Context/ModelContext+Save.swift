@@ -226,6 +226,23 @@ extension ModelContext {
         insertedList = []
         changedList = []
         deletedList = []
+        refaultToManyRelationships()
+    }
+
+    /// After a save the store holds every relationship, so loaded to-many arrays go back to being
+    /// faults (reloaded, in one query per fetch group, on next access). Without this, a parent that
+    /// gained children one save after another would keep every child alive: an import of 10,000
+    /// photos would hold 10,000 objects.
+    func refaultToManyRelationships() {
+        for entry in registry.values where entry.backing.state == .persisted {
+            let backing = entry.backing
+            guard let entity = backing.entity else { continue }
+            for property in entity.relationships where !backing.unloaded.contains(property.index) {
+                guard case .toMany = property.kind, backing.values[property.index] != nil else { continue }
+                backing.values[property.index] = nil
+                backing.unloaded.insert(property.index)
+            }
+        }
     }
 
     /// After a commit: external values become faults on their digests, so the bytes are not kept in memory.

@@ -63,7 +63,8 @@ enum Relationships {
                 unlink(previous, back, from: related)
             }
         case .toMany:
-            if backing.unloaded.contains(inverse.index) && backing.primaryKey > 0 { return }  // loads from the store later
+            // An unloaded relationship is read from the store first, so it shows the new member too.
+            if backing.unloaded.contains(inverse.index) { backing.loadDetachedOrFromContext(inverse.index) }
             var items = backing.values[inverse.index].map(models(in:)) ?? []
             guard !items.contains(where: { $0 === owner }) else { return }
             items.append(owner)
@@ -83,7 +84,8 @@ enum Relationships {
                 backing._setRaw(inverse.nilValue(), at: inverse.index)
             }
         case .toMany:
-            guard !backing.unloaded.contains(inverse.index), let value = backing.values[inverse.index] else { return }
+            if backing.unloaded.contains(inverse.index) { backing.loadDetachedOrFromContext(inverse.index) }
+            guard let value = backing.values[inverse.index] else { return }
             let items = models(in: value).filter { $0 !== owner }
             backing.values[inverse.index] = typedArray(items, like: inverse)
         default:
