@@ -84,7 +84,7 @@ let package = Package(
         ),
         .target(name: "OpenSwiftData", dependencies: ["CSQLite", "BlobStore", "OpenSwiftDataMacros"]),
         .target(name: "MemoriesKit", dependencies: ["OpenSwiftData", "BlobStore", "Imaging"]),
-        .executableTarget(name: "memories", dependencies: ["MemoriesKit"]),
+        .executableTarget(name: "memories", dependencies: ["MemoriesKit", "BlobStore", "OpenSwiftData"]),
         .executableTarget(name: "osd-demo", dependencies: ["OpenSwiftData"], path: "Examples/osd-demo"),
         .executableTarget(name: "gradebook", dependencies: ["OpenSwiftData"], path: "Examples/gradebook"),
         .executableTarget(name: "pocket-budget", dependencies: ["OpenSwiftData"], path: "Examples/pocket-budget"),

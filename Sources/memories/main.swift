@@ -1,6 +1,8 @@
 // memories: a photo journal. A thin layer over MemoriesKit; see docs/cli.md.
 import Foundation
+import BlobStore
 import MemoriesKit
+import OpenSwiftData
 
 let commands: [any Command.Type] = [
     ImportCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
@@ -69,9 +71,19 @@ func run(_ args: [String]) -> Int32 {
         Output.error("\(error.message)\nUsage: \(command.usage)")
         return ExitCode.usage
     } catch {
-        Output.error((error as? LocalizedError)?.errorDescription ?? "\(error)")
+        Output.error(describe(error))
         return ExitCode.failure
     }
+}
+
+/// The message for a failure; a full disk is said plainly, with what to do.
+func describe(_ error: Error) -> String {
+    let text = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+    if (error as? BlobStoreError)?.isOutOfSpace == true || (error as? SQLiteError)?.primaryCode == 13 /* SQLITE_FULL */ {
+        return "the disk holding the library is full (\(text)). Nothing half-written was kept; "
+            + "what was imported before is intact. Free some space and run the same command again."
+    }
+    return text
 }
 
 exit(run(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,142 @@
+import BlobStore
+import Foundation
+import Testing
+
+/// `count` distinct valid JPEGs (a fixture photo with different trailing bytes) in a new folder.
+func distinctPhotos(_ count: Int, in folder: URL) throws {
+    let source = try Data(contentsOf: fixturePhotos.appendingPathComponent("Rome/IMG_0001.jpg"))
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for i in 0..<count {
+        var bytes = source
+        bytes.append(contentsOf: Array("photo \(i)".utf8))
+        try bytes.write(to: folder.appendingPathComponent(String(format: "p%04d.jpg", i)))
+    }
+}
+
+let canMount: Bool = {
+    guard getuid() == 0 else { return false }
+    let probe = FileManager.default.temporaryDirectory.appendingPathComponent("mount-probe-\(getpid())")
+    try? FileManager.default.createDirectory(at: probe, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: probe) }
+    guard mount("tmpfs", probe.path, "tmpfs", 0, "size=1m") == 0 else { return false }
+    umount(probe.path)
+    return true
+}()
+
+@Suite struct ReliabilityTests {
+    @Test(.enabled(if: canMount, "needs root and tmpfs mounts"))
+    func aFullDiskFailsClearlyKeepsTheLibraryHealthyAndTheImportCompletesLater() throws {
+        let box = Sandbox()
+        try distinctPhotos(120, in: box.url.appendingPathComponent("photos"))  // about 6.5 MB of originals
+        let disk = box.url.appendingPathComponent("disk")
+        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+        #expect(mount("tmpfs", disk.path, "tmpfs", 0, "size=3m") == 0)
+        defer { umount2(disk.path, Int32(MNT_DETACH)) }
+        let library = disk.appendingPathComponent("lib").path
+        let full = try box.run(["--library", library, "import", box.url.appendingPathComponent("photos").path, "--title", "Full", "--jobs", "1"])
+        #expect(full.status == 1)
+        #expect(full.stderr.contains("the disk holding the library is full"), "\(full.stderr)")
+        let verify = try box.run(["--library", library, "verify", "--json"])
+        #expect(verify.status == 0, "\(verify.stdout)")
+        let tmp = disk.appendingPathComponent("lib/.library_SUPPORT/tmp")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: tmp.path))?.isEmpty ?? true, "no half-written blob is left")
+        // Space freed: the same import completes.
+        #expect(mount("tmpfs", disk.path, "tmpfs", UInt(MS_REMOUNT), "size=64m") == 0)
+        let again = try box.run(["--library", library, "import", box.url.appendingPathComponent("photos").path, "--title", "Full", "--json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let show = try box.run(["--library", library, "show", "Full", "--json"]).json(ShowJSON.self)
+        #expect(show.images.count == 120)
+        #expect(try box.run(["--library", library, "verify"]).status == 0)
+    }
+
+    @Test func aDamagedLibraryIsReportedPreciselyAndNothingCrashes() throws {
+        let box = Sandbox()
+        let imported = try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "R", "--json").json(ImportJSON.self)
+        #expect(imported.imported == 4)
+        let store = try BlobStore(root: box.library.appendingPathComponent(".library_SUPPORT"))
+        let images = try box.run("show", "R", "--json").json(ShowJSON.self).images
+        let flipped = try #require(BlobDigest(hex: images[0].sha256))
+        let truncated = try #require(BlobDigest(hex: images[1].sha256))
+        let missing = try #require(BlobDigest(hex: images[2].sha256))
+        var bytes = try Data(contentsOf: store.url(for: flipped))
+        bytes[100] ^= 1
+        try bytes.write(to: store.url(for: flipped))
+        try Data(try Data(contentsOf: store.url(for: truncated)).prefix(1000)).write(to: store.url(for: truncated))
+        try store.remove(missing)
+        try Data("stray".utf8).write(to: box.library.appendingPathComponent(".library_SUPPORT/sha256/stray.txt"))
+        let report = try box.run("verify", "--json")
+        #expect(report.status == 1)
+        let json = try report.json(VerifyJSON.self)
+        #expect(Set(json.corrupt) == [flipped.hex, truncated.hex] && json.missing == [missing.hex] && json.database == "ok")
+        let export = try box.run("export", "R", box.url.appendingPathComponent("out").path)
+        #expect(export.status == 1)
+        for image in images.prefix(3) {
+            #expect(!FileManager.default.fileExists(atPath: box.url.appendingPathComponent("out/\(image.filename)").path), "\(image.filename) was written")
+            #expect(export.stderr.contains("\(image.filename) is damaged"))
+        }
+        #expect(FileManager.default.fileExists(atPath: box.url.appendingPathComponent("out/\(images[3].filename)").path))
+        // A corrupt SQLite page: verify says so instead of crashing.
+        let storeFile = box.library.appendingPathComponent("library.store")
+        _ = try box.run("list")  // checkpoint nothing in particular; the WAL is folded into the file when connections close
+        var db = try Data(contentsOf: storeFile)
+        if db.count > 8192 {
+            for i in 4096..<4196 { db[i] = 0xA5 }
+            try db.write(to: storeFile)
+            try? FileManager.default.removeItem(at: box.library.appendingPathComponent("library.store-wal"))
+            try? FileManager.default.removeItem(at: box.library.appendingPathComponent("library.store-shm"))
+            let broken = try box.run("verify", "--json")
+            #expect(broken.status == 1)
+            #expect(!broken.stderr.contains("Fatal error") && !broken.stderr.contains("Segmentation"))
+        }
+    }
+
+    @Test func hostileFoldersAreWalkedWithoutHarm() throws {
+        let box = Sandbox()
+        let root = box.url.appendingPathComponent("tree")
+        var deep = root
+        for i in 0..<70 { deep.appendPathComponent("d\(i)") }
+        try FileManager.default.createDirectory(at: deep, withIntermediateDirectories: true)
+        _ = box.copy(fixturePhotos.appendingPathComponent("Rome/IMG_0002.jpg"), to: "tree/top.jpg")
+        try FileManager.default.copyItem(at: fixturePhotos.appendingPathComponent("Rome/IMG_0006.jpg"), to: deep.appendingPathComponent("too-deep.jpg"))
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("loop").path, withDestinationPath: root.path)
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("dangling.jpg").path, withDestinationPath: "/no/such/file")
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("link.jpg").path, withDestinationPath: root.appendingPathComponent("top.jpg").path)
+        mkfifo(root.appendingPathComponent("fifo.jpg").path, 0o644)
+        let result = try box.run("import", root.path, "--title", "Hostile", "--json")
+        #expect(result.status == 2)
+        let report = try result.json(ImportJSON.self)
+        #expect(report.imported == 1 && report.duplicates == 1, "top.jpg, and link.jpg to it")
+        #expect(report.rejected.map { ($0.path as NSString).lastPathComponent } == ["dangling.jpg"])
+        #expect(report.skipped == 3, "the loop, the FIFO and the folder too deep")
+    }
+
+    @Test func gcRunningAlongsideImportsAndDeletesLosesNothing() throws {
+        let box = Sandbox()
+        try distinctPhotos(80, in: box.url.appendingPathComponent("a"))
+        try distinctPhotos(40, in: box.url.appendingPathComponent("b"))
+        try box.run("import", fixturePhotos.path, "--title", "seed")
+        let stop = UnsafeMutablePointer<Bool>.allocate(capacity: 1)
+        stop.pointee = false
+        defer { stop.deallocate() }
+        let gcFailures = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        gcFailures.pointee = 0
+        defer { gcFailures.deallocate() }
+        let gcThread = Thread {
+            while !stop.pointee {
+                if (try? box.run("gc"))?.status != 0 { gcFailures.pointee += 1 }
+            }
+        }
+        gcThread.start()
+        let a = try box.run("import", box.url.appendingPathComponent("a").path, "--title", "A", "--jobs", "1")
+        let b = try box.run("import", box.url.appendingPathComponent("b").path, "--title", "B", "--jobs", "1")
+        let d = try box.run("delete", "seed", "--yes")
+        stop.pointee = true
+        while gcThread.isExecuting { usleep(10_000) }
+        #expect(a.status == 0 && b.status == 0 && d.status == 0, "\(a.stderr) \(b.stderr) \(d.stderr)")
+        #expect(gcFailures.pointee == 0)
+        let verify = try box.run("verify", "--json").json(VerifyJSON.self)
+        #expect(verify.ok && verify.missing.isEmpty)
+        #expect(try box.run("show", "A", "--json").json(ShowJSON.self).images.count == 80)
+        #expect(try box.run("show", "B", "--json").json(ShowJSON.self).images.count == 40)
+    }
+}
