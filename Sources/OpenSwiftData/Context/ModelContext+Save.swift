@@ -234,8 +234,10 @@ extension ModelContext {
     /// gained children one save after another would keep every child alive: an import of 10,000
     /// photos would hold 10,000 objects.
     func refaultToManyRelationships() {
-        for entry in registry.values where entry.backing.state == .persisted {
-            let backing = entry.backing
+        // Hold every model while arrays are dropped: freeing an array frees children, whose backing
+        // data then leave the registry; the registry must not change under this loop.
+        let live: [(model: AnyObject, backing: _BackingData)] = registry.values.map { ($0.object, $0.backing) }
+        for (_, backing) in live where backing.state == .persisted {
             guard let entity = backing.entity else { continue }
             for property in entity.relationships where !backing.unloaded.contains(property.index) {
                 guard case .toMany = property.kind, backing.values[property.index] != nil else { continue }
