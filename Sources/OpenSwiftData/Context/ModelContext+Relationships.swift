@@ -57,7 +57,7 @@ extension ModelContext {
         guard let group = backing.fetchGroup, group.keys.count > 1 else { return [] }
         let type = ObjectIdentifier(entity.type)
         return group.keys.compactMap { key -> _BackingData? in
-            guard key != backing.primaryKey, let entry = registry[RegistryKey(entity: type, primaryKey: key)],
+            guard key != backing.primaryKey, let entry = registry[RegistryKey(entity: type, primaryKey: key)], entry.object != nil,
                   entry.backing.unloaded.contains(index), entry.backing.state != .detached else { return nil }
             return entry.backing
         }

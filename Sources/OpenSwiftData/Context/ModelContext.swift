@@ -36,8 +36,8 @@ public final class ModelContext {
     var insertedList: [any PersistentModel] = []
     var changedList: [any PersistentModel] = []
     var deletedList: [any PersistentModel] = []
-    /// The live model of each loaded row. Entries are removed by the model's backing data when the
-    /// model is freed, so the registry holds no model alive and needs no weak references.
+    /// The live model of each loaded row, held weakly. Entries are removed by the model's backing data
+    /// when it is freed; the backing pointer is valid while its entry exists.
     var registry: [RegistryKey: Registered] = [:]
     var nextTemporaryKey: Int64 = -1
     /// Simulates a crash between a commit and the removal of the blobs it released (tests only).
@@ -51,7 +51,7 @@ public final class ModelContext {
     }
 
     struct Registered {
-        unowned(unsafe) let object: AnyObject
+        weak var object: AnyObject?
         unowned(unsafe) let backing: _BackingData
     }
 
