@@ -54,17 +54,7 @@ extension BlobStore {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         try check(fd, "create", temporary)
         do {
-            try read(digest, verify: true) { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw BlobStoreError.io(path: temporary, operation: "write", errno: errno)
-                    }
-                    offset += n
-                }
-            }
+            try read(digest, verify: true) { try writeAll(fd, $0, temporary) }
             try check(fsync(fd), "fsync", temporary)
             close(fd)
             try check(rename(temporary, destination.path), "rename", destination.path)

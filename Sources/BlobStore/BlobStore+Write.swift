@@ -193,19 +193,21 @@ public final class BlobBatch {
         }
     }
 
-    private func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ path: String) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw BlobStoreError.io(path: path, operation: "write", errno: errno)
-            }
-            offset += n
-        }
-    }
 }
 
 /// syncfs(2): Glibc declares it only under _GNU_SOURCE, which Swift's Glibc module does not set.
 @_silgen_name("syncfs")
 func syncfs(_ fd: Int32) -> Int32
+
+/// Writes all of `bytes` to `fd`, retrying short writes and EINTR.
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ path: String) throws {
+    var offset = 0
+    while offset < bytes.count {
+        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw BlobStoreError.io(path: path, operation: "write", errno: errno)
+        }
+        offset += n
+    }
+}
