@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, builds everything (tests use the built
-# executables), then runs every test.
+# The whole test suite: installs what is missing, builds everything (tests run the built
+# executables), runs the C image wrapper over every fixture under ASan and UBSan, then every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 swift build --build-tests
+scripts/fuzz-imaging.sh check
 swift test --skip-build
