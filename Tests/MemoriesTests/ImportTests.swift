@@ -48,6 +48,25 @@ import Testing
         #expect(text.status == 2 && text.stderr.contains("rejected \(fixtureImages.path)/bad/truncated.jpg: truncated JPEG: premature end of data"))
     }
 
+    @Test func aProgressBarOnlyOnATerminal() throws {
+        let box = Sandbox()
+        let plain = try box.run("import", fixturePhotos.path, "--title", "T")
+        #expect(!plain.stderr.contains("importing ["), "no progress bar when stderr is not a terminal")
+        // script(1) gives the command a pseudo-terminal.
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        let command = "\(packageRoot.path)/.build/debug/memories --library '\(box.url.path)/tty' import '\(fixturePhotos.path)' --title T"
+        script.arguments = ["-qec", command, "/dev/null"]
+        let out = Pipe()
+        script.standardOutput = out
+        script.standardInput = FileHandle.nullDevice
+        try script.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        script.waitUntilExit()
+        #expect(script.terminationStatus == 0)
+        #expect(text.contains("importing [==============================] 8/8"), "\(text.debugDescription)")
+    }
+
     @Test func dryRunChangesNothing() throws {
         let box = Sandbox()
         let report = try box.run("import", fixturePhotos.path, "--dry-run", "--json").json(ImportJSON.self)
