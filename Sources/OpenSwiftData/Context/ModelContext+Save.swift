@@ -234,11 +234,12 @@ extension ModelContext {
     /// gained children one save after another would keep every child alive: an import of 10,000
     /// photos would hold 10,000 objects.
     func refaultToManyRelationships() {
+        guard schema.entities.contains(where: \.hasToMany) else { return }
         // Hold every model while arrays are dropped: freeing an array frees children, whose backing
         // data then leave the registry; the registry must not change under this loop.
         let live: [(model: AnyObject, backing: _BackingData)] = registry.values.compactMap { entry in entry.object.map { ($0, entry.backing) } }
         for (_, backing) in live where backing.state == .persisted {
-            guard let entity = backing.entity else { continue }
+            guard let entity = backing.entity, entity.hasToMany else { continue }
             for property in entity.relationships where !backing.unloaded.contains(property.index) {
                 guard case .toMany = property.kind, backing.values[property.index] != nil else { continue }
                 backing.values[property.index] = nil

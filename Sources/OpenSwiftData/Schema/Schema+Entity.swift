@@ -17,6 +17,8 @@ extension Schema {
         let relationships: [Property]
         /// `@Attribute(.externalStorage)` properties, whose column holds a blob digest.
         let externals: [Property]
+        /// Whether any property is a to-many relationship.
+        let hasToMany: Bool
         /// How to read a fetched row: one step per property, in property order.
         let readPlan: [ReadStep]
         /// `t0."_pk", t0."col", …`: the columns a fetch reads, in `columns` order.
@@ -33,6 +35,7 @@ extension Schema {
             uniqueColumns = columns.filter(\.isUnique)
             relationships = properties.filter(\.isRelationship)
             externals = properties.filter { $0.isExternalStorage && $0.codec != nil }
+            hasToMany = properties.contains { if case .toMany = $0.kind { return true } else { return false } }
             readPlan = properties.map { ReadStep($0) }
             selectList = (["t0.\"_pk\""] + columns.map { "t0.\($0.column)" }).joined(separator: ", ")
         }
@@ -95,6 +98,9 @@ extension Schema {
             self.attribute = metadata.attribute
             self.relationship = metadata.relationship
             self.metadata = metadata
+            self.isUnique = metadata.attribute?.isUnique ?? false
+            self.isExternalStorage = metadata.attribute?.isExternalStorage ?? false
+            self.isOptional = metadata.valueType is any _OptionalType.Type
             if let related = Entity.relatedType(of: metadata.valueType) {
                 kind = related.toMany ? .toMany(related.type) : .toOne(related.type)
                 codec = nil
@@ -115,15 +121,16 @@ extension Schema {
             case .toMany, .unsupported: return false
             }
         }
-        public var isUnique: Bool { attribute?.isUnique ?? false }
-        public var isExternalStorage: Bool { attribute?.isExternalStorage ?? false }
+        /// Computed once: these are read for every column of every row written.
+        public let isUnique: Bool
+        public let isExternalStorage: Bool
+        public let isOptional: Bool
         public var isRelationship: Bool {
             switch kind {
             case .toOne, .toMany: return true
             default: return false
             }
         }
-        public var isOptional: Bool { metadata.valueType is any _OptionalType.Type }
         func nilValue() -> Any? { (metadata.valueType as? any _OptionalType.Type)?._nilValue }
         func emptyArray() -> Any? { (metadata.valueType as? any _ArrayType.Type)?._empty }
         /// The column name: the property name (renames come through `originalName`).
