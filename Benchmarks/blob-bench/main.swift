@@ -59,6 +59,9 @@ shell("tr '\\n' '\\0' < '\(list.path)' | xargs -0 cat > /dev/null")  // warm the
 var put: [Double] = [], cp: [Double] = [], cpSync: [Double] = [], hash: [Double] = [], sum: [Double] = []
 for rep in 0..<3 {
     let storeRoot = scratch.appendingPathComponent("store\(rep)")
+    // Every timed copy starts after a sync, so none pays for the previous one's deletions
+    // (ext4 scans recently deleted inodes when it allocates new ones).
+    shell("sync")
     put.append(try timed {
         let store = try BlobStore(root: storeRoot)
         let batch = BlobBatch(store: store)
@@ -67,10 +70,11 @@ for rep in 0..<3 {
     })
     try FileManager.default.removeItem(at: storeRoot)
     let copy = scratch.appendingPathComponent("copy\(rep)")
+    shell("sync")
     cp.append(timed { shell("cp -r '\(photos.path)' '\(copy.path)'") })
     shell("rm -rf '\(copy.path)'; sync")
     cpSync.append(timed { shell("cp -r '\(photos.path)' '\(copy.path)' && sync -f '\(copy.path)'") })
-    shell("rm -rf '\(copy.path)'")
+    shell("rm -rf '\(copy.path)'; sync")
     hash.append(try timed {
         for f in files {
             let h = SHA256()

@@ -22,8 +22,13 @@ do {
     case "put":
         let batch = BlobBatch(store: store)
         var results: [BlobStore.PutResult] = []
+        let t0 = Date()
         for file in args.dropFirst(2) { results.append(try batch.put(contentsOf: URL(fileURLWithPath: file))) }
+        let t1 = Date()
         try batch.commit()
+        if ProcessInfo.processInfo.environment["BLOB_TOOL_TIMES"] != nil {
+            FileHandle.standardError.write(Data("puts \(t1.timeIntervalSince(t0)) s, commit \(Date().timeIntervalSince(t1)) s\n".utf8))
+        }
         for r in results { print("\(r.digest) \(r.size) \(r.isNew ? "new" : "dup")") }
     case "hold":
         guard args.count == 5, let seconds = Double(args[2]) else { fail("usage: blob-tool hold ROOT SECONDS FILE REFS", 64) }
