@@ -2,8 +2,9 @@
 //
 //   swift run -c release blob-bench PHOTOS_DIR [SWEEP_BLOBS=100000]
 //
-//   put        every photo into a fresh store (streamed, hashed, fdatasync'ed, linked, directories
-//              synced once)  vs  `cp -r` of the same folder (no sync) and `cp -r` + `sync -f`
+//   put        every photo into a fresh store (streamed, hashed, linked, data synced once with
+//              syncfs, directories synced once), on one thread and on two  vs  `cp -r` of the same
+//              folder (no sync) and `cp -r` + `sync -f`
 //   hash       SHA-256 of every photo (read + hash, libcrypto)  vs  `sha256sum` of the same files
 //   sweep      a sweep over SWEEP_BLOBS blobs (listing, stat, keeping half, dry run)  vs
 //              `find ROOT/sha256 -type f` listing the same tree
@@ -56,7 +57,7 @@ let list = scratch.appendingPathComponent("files.txt")
 try files.map(\.path).joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
 shell("tr '\\n' '\\0' < '\(list.path)' | xargs -0 cat > /dev/null")  // warm the page cache
 
-var put: [Double] = [], cp: [Double] = [], cpSync: [Double] = [], hash: [Double] = [], sum: [Double] = []
+var put: [Double] = [], put2: [Double] = [], cp: [Double] = [], cpSync: [Double] = [], hash: [Double] = [], sum: [Double] = []
 for rep in 0..<3 {
     let storeRoot = scratch.appendingPathComponent("store\(rep)")
     // Every timed copy starts after a sync, so none pays for the previous one's deletions
@@ -66,6 +67,28 @@ for rep in 0..<3 {
         let store = try BlobStore(root: storeRoot)
         let batch = BlobBatch(store: store)
         for f in files { _ = try batch.put(contentsOf: f) }
+        try batch.commit()
+    })
+    try FileManager.default.removeItem(at: storeRoot)
+    shell("sync")
+    // The same with two threads putting into one batch (as an import with --jobs 2 does).
+    put2.append(try timed {
+        let store = try BlobStore(root: storeRoot)
+        let batch = BlobBatch(store: store)
+        let next = NSLock()
+        var index = 0
+        var failure: Error?
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            while true {
+                next.lock()
+                let i = index
+                index += 1
+                next.unlock()
+                guard i < files.count else { return }
+                do { _ = try batch.put(contentsOf: files[i]) } catch { next.lock(); failure = error; next.unlock() }
+            }
+        }
+        if let failure { throw failure }
         try batch.commit()
     })
     try FileManager.default.removeItem(at: storeRoot)
@@ -114,5 +137,7 @@ func row(_ name: String, _ ours: [Double], _ peer: [Double], _ peerName: String,
 print("figure\tBlobStore\tpeer\tthroughput ratio (BlobStore/peer)")
 row("put", put, cp, "cp -r", unit: "MB", amount: mb)
 row("put", put, cpSync, "cp -r + sync -f", unit: "MB", amount: mb)
+row("put, 2 threads", put2, cp, "cp -r", unit: "MB", amount: mb)
+row("put, 2 threads", put2, cpSync, "cp -r + sync -f", unit: "MB", amount: mb)
 row("hash", hash, sum, "sha256sum", unit: "MB", amount: mb)
 row("sweep", sweep, find, "find -type f", unit: "blobs", amount: Double(sweepCount))
