@@ -59,10 +59,18 @@ extension Library {
         var done = 0
         var start = 0
         let batch = max(1, options.batchSize)
-        while start < files.count {
+        // The next batch is read, validated and hashed on the worker threads while this thread
+        // stores the current one: decoding never waits for a save to finish.
+        func nextBatch() -> PendingBatch? {
+            guard start < files.count else { return nil }
             let slice = Array(files[start..<min(start + batch, files.count)])
             start += slice.count
-            let prepared = prepare(slice, options: options)
+            return PendingBatch(slice) { Self.prepareBatch($0, options: options) }
+        }
+        var pending = nextBatch()
+        while let current = pending {
+            let prepared = current.wait()
+            pending = nextBatch()
             for item in prepared {
                 done += 1
                 progress?(done, files.count)
@@ -143,7 +151,7 @@ extension Library {
     }
 
     /// Reads, validates, thumbnails and hashes a batch on `jobs` threads; results in input order.
-    func prepare(_ files: [FileWalker.Entry], options: ImportOptions) -> [Prepared] {
+    static func prepareBatch(_ files: [FileWalker.Entry], options: ImportOptions) -> [Prepared] {
         let results = UnsafeMutableBufferPointer<Prepared>.allocate(capacity: files.count)
         results.initialize(repeating: .skipped)
         defer {
@@ -186,6 +194,26 @@ extension Library {
         } catch {
             return .rejected(file.display, "\(error)")
         }
+    }
+}
+
+/// A batch being prepared in the background; `wait()` gives its results.
+final class PendingBatch: @unchecked Sendable {
+    private let group = DispatchGroup()
+    private var results: [Library.Prepared] = []
+
+    init(_ files: [FileWalker.Entry], work: @escaping ([FileWalker.Entry]) -> [Library.Prepared]) {
+        group.enter()
+        DispatchQueue.global(qos: .userInitiated).async {
+            self.results = work(files)
+            self.group.leave()
+        }
+    }
+
+    func wait() -> [Library.Prepared] {
+        group.wait()
+        defer { results = [] }
+        return results
     }
 }
 
