@@ -116,7 +116,7 @@ extension ModelContext {
                 let key: Int64
                 do {
                     // The common case: a plain INSERT, its key from sqlite3_last_insert_rowid.
-                    try statement!.run(bindings)
+                    try statement!.runRebinding(bindings)
                     key = connection.lastInsertRowID
                 } catch let error as SQLiteError where error.code == 2067 && uniquenessPolicy == .upsert && !entity.uniqueColumns.isEmpty {
                     // A unique value matched a stored row: update that row instead (SwiftData's upsert).

@@ -58,6 +58,15 @@ final class Statement {
         throw error
     }
 
+    /// Binds every parameter and runs once: the hot path of a save. Every parameter is bound each
+    /// time, so the bindings need no clearing; the statement is left reset.
+    func runRebinding(_ values: [SQLiteValue]) throws {
+        for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }
+        let rc = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw connection.error(rc, sql: sql) }
+    }
+
     /// Runs to completion, discarding rows.
     func run(_ values: [SQLiteValue] = []) throws {
         reset()
