@@ -92,7 +92,6 @@ final class Connection {
 
     var cachedStatementCount: Int { cache.count }
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T {

@@ -23,9 +23,6 @@ final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
-    /// Resets for another step; every parameter is bound again before it.
-    func resetKeepingBindings() { sqlite3_reset(handle) }
-
     func bind(_ values: [SQLiteValue]) throws {
         for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }
     }
