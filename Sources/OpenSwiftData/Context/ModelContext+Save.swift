@@ -25,7 +25,7 @@ extension ModelContext {
             try connection.transaction { assigned = try writeChanges() }
         } catch {
             for (backing, temporaryKey) in assigned { backing.primaryKey = temporaryKey }
-            for model in insertedList + changedList { model.persistentBackingData.pendingDigests = [:] }
+            for model in pendingWrites { model.persistentBackingData.pendingDigests = [:] }
             throw error
         }
         finishSave()
@@ -39,7 +39,7 @@ extension ModelContext {
     func writeExternalValues() throws -> ExternalStorage.Writer? {
         guard let external = container.external else { return nil }
         var writer: ExternalStorage.Writer?
-        for model in insertedList + changedList {
+        for model in pendingWrites {
             let backing = model.persistentBackingData
             guard let entity = backing.entity, !entity.externals.isEmpty else { continue }
             for property in entity.externals where backing.state == .inserted || backing.changed.contains(property.index) {
@@ -154,9 +154,13 @@ extension ModelContext {
         return assigned
     }
 
+    /// Inserted then changed models, without copying either list (they can hold 100,000 models).
+    var pendingWrites: FlattenSequence<[[any PersistentModel]]> { [insertedList, changedList].joined() }
+
     /// Rewrites the join-table rows of every many-to-many relationship that was set or is new.
     func writeJoinTables() throws {
-        for model in insertedList + changedList {
+        guard schema.entities.contains(where: \.hasToMany) else { return }
+        for model in pendingWrites {
             let backing = model.persistentBackingData
             guard let entity = backing.entity, backing.state != .deleted else { continue }
             for property in entity.relationships {
@@ -199,7 +203,7 @@ extension ModelContext {
 
     /// Marks everything saved: inserted models become persisted and registered, deleted ones detached.
     func finishSave() {
-        for model in insertedList + changedList { settleExternalValues(model.persistentBackingData) }
+        for model in pendingWrites { settleExternalValues(model.persistentBackingData) }
         for model in insertedList {
             let backing = model.persistentBackingData
             backing.state = .persisted
