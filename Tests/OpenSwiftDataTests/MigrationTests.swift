@@ -55,8 +55,6 @@ import OpenSwiftData
         old.mainContext.insert(ShapeV1.Card(name: "a", extra: "x", code: "same"))
         old.mainContext.insert(ShapeV1.Card(name: "b", extra: "y", code: "same"))
         try old.mainContext.save()
-        let connection = try ModelContext(old)
-        _ = connection
         return dir
     }
 

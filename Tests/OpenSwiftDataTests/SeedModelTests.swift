@@ -30,8 +30,6 @@ import OpenSwiftData
     @Test func gradebookModelsCreateAndFetch() throws {
         let dir = TemporaryDirectory()
         let schema = Schema([Student.self, Quiz.self, Grade.self])
-        let configuration = ModelConfiguration(schema: schema, isStoredInMemoryOnly: false)
-        _ = configuration
         let c = try ModelContainer(for: schema, configurations: [ModelConfiguration(schema: schema, url: dir.store())])
         let context = c.mainContext
         let student = Student(firstname: "Ada", lastname: "Lovelace")
