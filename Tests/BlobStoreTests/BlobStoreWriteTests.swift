@@ -44,6 +44,22 @@ import Testing
         #expect(try store.size(of: streamed.digest) == Int64(data.count))
     }
 
+    /// Sizes around the copy chunk (1 MiB) and the parallel-hashing threshold (64 KiB): each chunk
+    /// is hashed on a second thread while it is written, so a lost or repeated chunk would show here.
+    @Test(arguments: [0, 1, 65_535, 65_536, 1 << 20, (1 << 20) + 1, 2 << 20])
+    func streamedAndInMemoryPutsHashAndStoreEverySizeExactly(size: Int) throws {
+        let dir = TemporaryDirectory()
+        let store = try BlobStore(root: dir.url.appendingPathComponent("store"))
+        let data = randomData(size, seed: UInt64(size) + 1)
+        let streamed = try store.put(contentsOf: dir.file("f.bin", data))
+        let expected = SHA256.digest(data)
+        #expect(streamed.digest == expected && streamed.size == Int64(size))
+        #expect(try Data(contentsOf: store.url(for: expected)) == data)
+        try FileManager.default.removeItem(at: store.url(for: expected))
+        #expect(try store.put(data).digest == expected)
+        #expect(try Data(contentsOf: store.url(for: expected)) == data)
+    }
+
     @Test func concurrentPutsOfTheSameContentFromManyThreadsStoreOneBlob() throws {
         let dir = TemporaryDirectory()
         let store = try BlobStore(root: dir.url)
