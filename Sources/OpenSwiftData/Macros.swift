@@ -9,7 +9,7 @@
 ///     init(title: String) { self.title = title }
 /// }
 /// ```
-@attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init(backingData:)))
+@attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init(backingData:)), named(_unregistersOnDeinit), named(deinit))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")

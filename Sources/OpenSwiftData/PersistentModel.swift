@@ -8,9 +8,14 @@ public protocol PersistentModel: AnyObject, Hashable, Identifiable {
     static var schemaMetadata: [Schema.PropertyMetadata] { get }
     /// Creates an instance around values loaded from the store, without running the user's initializer.
     init(backingData: _BackingData)
+    /// True when `@Model` generated the class's `deinit`, which takes the model out of its context's
+    /// registry as it dies (false when the class declares a `deinit` of its own).
+    static var _unregistersOnDeinit: Bool { get }
 }
 
 extension PersistentModel {
+    public static var _unregistersOnDeinit: Bool { false }
+
     /// The model's identity in its store; temporary until its first save.
     public var persistentModelID: PersistentIdentifier { persistentBackingData.identifier(for: Self.self) }
 

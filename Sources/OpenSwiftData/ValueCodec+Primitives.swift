@@ -5,10 +5,10 @@ import Foundation
 // TEXT compared by the DECIMAL collation; UInt64 values above Int64.max keep their bit
 // pattern (exact round trip, but they sort as negative numbers in SQL).
 
-extension String: SQLiteValueConvertible {
+extension String: SQLiteValueConvertible, DirectColumnReadable {
     public static var sqliteColumnType: String { "TEXT" }
     static func read(from statement: Statement, column i: Int32) -> String? {
-        statement.isText(i) ? statement.text(i) : String(sqliteValue: statement.column(i))
+        statement.isText(i) ? statement.text(i) : nil
     }
     public var sqliteValue: SQLiteValue { .text(self) }
     public init?(sqliteValue: SQLiteValue) {
@@ -17,8 +17,11 @@ extension String: SQLiteValueConvertible {
     }
 }
 
-extension Bool: SQLiteValueConvertible {
+extension Bool: SQLiteValueConvertible, DirectColumnReadable {
     public static var sqliteColumnType: String { "INTEGER" }
+    static func read(from statement: Statement, column i: Int32) -> Bool? {
+        statement.isInteger(i) ? statement.int64(i) != 0 : nil
+    }
     public var sqliteValue: SQLiteValue { .integer(self ? 1 : 0) }
     public init?(sqliteValue: SQLiteValue) {
         guard case .integer(let v) = sqliteValue else { return nil }
@@ -26,8 +29,11 @@ extension Bool: SQLiteValueConvertible {
     }
 }
 
-extension Double: SQLiteValueConvertible {
+extension Double: SQLiteValueConvertible, DirectColumnReadable {
     public static var sqliteColumnType: String { "REAL" }
+    static func read(from statement: Statement, column i: Int32) -> Double? {
+        statement.isNumber(i) ? statement.double(i) : nil
+    }
     public var sqliteValue: SQLiteValue { .real(self) }
     public init?(sqliteValue: SQLiteValue) {
         switch sqliteValue {
@@ -66,7 +72,11 @@ extension _SQLiteInteger {
     }
 }
 
-extension Int: _SQLiteInteger {}
+extension Int: _SQLiteInteger, DirectColumnReadable {
+    static func read(from statement: Statement, column i: Int32) -> Int? {
+        statement.isInteger(i) ? Int(exactly: statement.int64(i)) : nil
+    }
+}
 extension Int8: _SQLiteInteger {}
 extension Int16: _SQLiteInteger {}
 extension Int32: _SQLiteInteger {}
@@ -77,10 +87,10 @@ extension UInt16: _SQLiteInteger {}
 extension UInt32: _SQLiteInteger {}
 extension UInt64: _SQLiteInteger {}
 
-extension Date: SQLiteValueConvertible {
+extension Date: SQLiteValueConvertible, DirectColumnReadable {
     public static var sqliteColumnType: String { "REAL" }
     static func read(from statement: Statement, column i: Int32) -> Date? {
-        statement.isNull(i) ? nil : Date(timeIntervalSinceReferenceDate: statement.double(i))
+        statement.isNumber(i) ? Date(timeIntervalSinceReferenceDate: statement.double(i)) : nil
     }
     public var sqliteValue: SQLiteValue { .real(timeIntervalSinceReferenceDate) }
     public init?(sqliteValue: SQLiteValue) {

@@ -12,7 +12,12 @@ public protocol SQLiteValueConvertible {
 
 extension SQLiteValueConvertible {
     public static var sqliteCollation: String? { nil }
-    static func read(from statement: Statement, column i: Int32) -> Self? { Self(sqliteValue: statement.column(i)) }
+}
+
+/// A primitive that reads its column straight from the statement, without an `SQLiteValue` in
+/// between (the hot path of a fetch). Same acceptance rules as `init?(sqliteValue:)`.
+protocol DirectColumnReadable {
+    static func read(from statement: Statement, column i: Int32) -> Self?
 }
 
 /// How one Swift type is stored in one column: chosen once per property, at schema time.
@@ -60,7 +65,7 @@ final class ValueCodec {
             columnType: P.sqliteColumnType, collation: P.sqliteCollation,
             encode: { ($0 as! P).sqliteValue },
             decode: { P(sqliteValue: $0) },
-            read: { P.read(from: $0, column: $1) }
+            read: (P.self as? any DirectColumnReadable.Type).map { direct in { direct.read(from: $0, column: $1) } }
         )
     }
 

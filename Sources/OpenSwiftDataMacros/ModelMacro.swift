@@ -29,8 +29,15 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let access = scan.isPublic ? "public " : ""
         let entries = scan.persisted.map { metadataEntry($0, className: scan.className) }
         let peerInits = scan.persisted.map { "self._\($0.name) = OpenSwiftData._PersistedNoValue()" }
-        return [
-            "\(raw: access)var _$backingData = OpenSwiftData._BackingData()",
+        // A generated deinit takes the model out of its context's registry as it dies; a class
+        // with a deinit of its own keeps it, and is then registered weakly.
+        let hasOwnDeinit = classDecl.memberBlock.members.contains { $0.decl.is(DeinitializerDeclSyntax.self) }
+        let deinitHook: [DeclSyntax] = hasOwnDeinit ? [] : [
+            "\(raw: access)static var _unregistersOnDeinit: Bool { true }",
+            "deinit { _$backingData._modelWillDeinit() }",
+        ]
+        return deinitHook + [
+            "\(raw: access)var _$backingData = OpenSwiftData._BackingData._make(count: \(raw: scan.persisted.count))",
             "\(raw: access)var persistentBackingData: OpenSwiftData._BackingData { _$backingData }",
             """
             \(raw: access)static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {

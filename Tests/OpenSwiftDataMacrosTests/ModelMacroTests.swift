@@ -31,7 +31,9 @@ func expand(_ source: String) -> (text: String, diagnostics: [Diagnostic]) {
         }
         """)
         #expect(diagnostics.isEmpty)
-        #expect(text.contains("var _$backingData = OpenSwiftData._BackingData()"))
+        #expect(text.contains("var _$backingData = OpenSwiftData._BackingData._make(count: 3)"))
+        #expect(text.contains("static var _unregistersOnDeinit: Bool {\n        true"))
+        #expect(text.contains("deinit {\n        _$backingData._modelWillDeinit()"))
         #expect(text.contains(#"OpenSwiftData.Schema.PropertyMetadata(name: "title", keyPath: \Expense.title)"#))
         #expect(text.contains(#"OpenSwiftData.Schema.PropertyMetadata(name: "note", keyPath: \Expense.note, defaultValue: {"#))
         #expect(text.contains(#"attribute: OpenSwiftData.Schema.Attribute(.unique)"#))
@@ -40,6 +42,19 @@ func expand(_ source: String) -> (text: String, diagnostics: [Diagnostic]) {
         #expect(text.contains("extension Expense: OpenSwiftData.PersistentModel"))
         #expect(text.contains("required init(backingData: OpenSwiftData._BackingData)"))
         #expect(text.contains("self._code = OpenSwiftData._PersistedNoValue()"))
+    }
+
+    @Test func aClassWithItsOwnDeinitKeepsItAndIsRegisteredWeakly() {
+        let (text, diagnostics) = expand("""
+        @Model final class Cache {
+            var key: String = ""
+            deinit { print("bye") }
+        }
+        """)
+        #expect(diagnostics.isEmpty)
+        #expect(text.contains(#"deinit { print("bye") }"#))
+        #expect(!text.contains("_modelWillDeinit"))
+        #expect(!text.contains("_unregistersOnDeinit"))
     }
 
     @Test func persistedPropertyGetsInitAccessorAndPeer() {

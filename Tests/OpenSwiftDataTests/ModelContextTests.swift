@@ -37,6 +37,45 @@ import Testing
         #expect(try reader.model(for: first[0].persistentModelID, as: Item.self) === first[0])
     }
 
+    /// Models are registered without being retained: one freed while its backing data lives on
+    /// (held here) must leave the registry at once, or a later fetch would hand out a dead object.
+    @Test func aModelFreedWhileItsBackingDataLivesIsRefetchedAsANewInstance() throws {
+        let context = try ModelContext(try memoryContainer())
+        context.insert(Item(name: "a", rank: 1))
+        try context.save()
+        let fresh = try ModelContext(context.container)
+        var backing: _BackingData?
+        weak var freed: Item?
+        do {
+            let item = try #require(try fresh.fetch(FetchDescriptor<Item>()).first)
+            backing = item.persistentBackingData
+            freed = item
+        }
+        #expect(freed == nil && backing != nil)
+        #expect(fresh.registry.isEmpty)
+        let again = try #require(try fresh.fetch(FetchDescriptor<Item>()).first)
+        #expect(again.name == "a" && again.persistentBackingData !== backing)
+    }
+
+    /// A class with a deinit of its own (which `@Model` cannot extend) is registered weakly: same
+    /// identity rules, and its deinit still runs.
+    @Test func aModelWithItsOwnDeinitKeepsIdentityAndIsFreed() throws {
+        let c = try ModelContainer(for: Noisy.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let writer = try ModelContext(c)
+        for i in 0..<3 { writer.insert(Noisy(name: "n\(i)")) }
+        try writer.save()
+        let reader = try ModelContext(c)
+        let before = Noisy.deinits
+        do {
+            let first = try reader.fetch(FetchDescriptor<Noisy>(sortBy: [SortDescriptor(\.name)]))
+            let second = try reader.fetch(FetchDescriptor<Noisy>(sortBy: [SortDescriptor(\.name)]))
+            #expect(first.map(\.name) == ["n0", "n1", "n2"] && zip(first, second).allSatisfy { $0 === $1 })
+        }
+        #expect(Noisy.deinits - before == 3)
+        let again = try reader.fetch(FetchDescriptor<Noisy>(sortBy: [SortDescriptor(\.name)]))
+        #expect(again.map(\.name) == ["n0", "n1", "n2"])
+    }
+
     @Test func rollbackRestoresSavedValuesAndForgetsInserts() throws {
         let context = try ModelContext(try memoryContainer())
         let a = Item(name: "a", rank: 1)
@@ -154,4 +193,11 @@ import Testing
         try context.save()
         #expect(context.connection.cachedStatementCount <= 3)
     }
+}
+
+@Model final class Noisy {
+    nonisolated(unsafe) static var deinits = 0
+    var name: String
+    init(name: String) { self.name = name }
+    deinit { Noisy.deinits += 1 }
 }

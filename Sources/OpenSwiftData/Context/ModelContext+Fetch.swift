@@ -12,12 +12,9 @@ extension ModelContext {
             let statement = try connection.statement(query.sql(columns: entity.selectList))
             try statement.bind(query.bindings)
             var result: [T] = []
-            while try statement.step() { result.append(try materialize(T.self, entity: entity, from: statement)) }
+            let group = FetchGroup()
+            while try statement.step() { result.append(try materialize(T.self, entity: entity, from: statement, group: group)) }
             statement.reset()
-            if result.count > 1 {
-                let group = FetchGroup(keys: result.map { $0.persistentBackingData.primaryKey })
-                for model in result where model.persistentBackingData.fetchGroup == nil { model.persistentBackingData.fetchGroup = group }
-            }
             return result
         }
     }
@@ -92,17 +89,12 @@ extension ModelContext {
                 ? "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" = ?"
                 : "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" IN (SELECT value FROM json_each(?))")
             try statement.bind([missing.count == 1 ? .integer(missing[0]) : .text("[" + missing.map(String.init).joined(separator: ",") + "]")])
-            var loaded: [T] = []
+            let group = FetchGroup()
             while try statement.step() {
-                let model = try materialize(T.self, entity: entity, from: statement)
+                let model = try materialize(T.self, entity: entity, from: statement, group: group)
                 found[model.persistentBackingData.primaryKey] = model
-                loaded.append(model)
             }
             statement.reset()
-            if loaded.count > 1 {
-                let group = FetchGroup(keys: loaded.map { $0.persistentBackingData.primaryKey })
-                for model in loaded where model.persistentBackingData.fetchGroup == nil { model.persistentBackingData.fetchGroup = group }
-            }
         }
         return keys.compactMap { found[$0] }
     }
@@ -124,25 +116,28 @@ extension ModelContext {
         try statement.bind([owners.count == 1 ? .integer(owners[0]) : .text("[" + owners.map(String.init).joined(separator: ",") + "]")])
         let ownerIndex = statement.columnCount - 1
         var result: [Int64: [T]] = [:]
-        var all: [T] = []
+        let group = FetchGroup()
         while try statement.step() {
-            let model = try materialize(T.self, entity: entity, from: statement)
+            let model = try materialize(T.self, entity: entity, from: statement, group: group)
             result[statement.int64(ownerIndex), default: []].append(model)
-            all.append(model)
         }
         statement.reset()
-        if all.count > 1 {
-            let group = FetchGroup(keys: all.map { $0.persistentBackingData.primaryKey })
-            for model in all where model.persistentBackingData.fetchGroup == nil { model.persistentBackingData.fetchGroup = group }
-        }
         return result
     }
 
-    /// The registered object for the current row, or a new one built from its columns.
-    func materialize<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, from statement: Statement) throws -> T {
+    /// The registered object for the current row, or a new one built from its columns. Every row
+    /// joins `group` (models already in memory keep the group they were fetched with).
+    func materialize<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, from statement: Statement, group: FetchGroup) throws -> T {
         let key = RegistryKey(entity: ObjectIdentifier(T.self), primaryKey: statement.int64(0))
-        if !pendingByKey.isEmpty, let pending = pendingByKey[key] { return pending as! T }
-        if let existing = registry[key]?.object { return unsafeDowncast(existing, to: T.self) }
+        group.keys.append(key.primaryKey)
+        if !pendingByKey.isEmpty, let pending = pendingByKey[key] {
+            if pending.persistentBackingData.fetchGroup == nil { pending.persistentBackingData.fetchGroup = group }
+            return pending as! T
+        }
+        if let existing = registry[key], let object = existing.object {
+            if existing.backing.fetchGroup == nil { existing.backing.fetchGroup = group }
+            return unsafeDowncast(object, to: T.self)
+        }
         var values = ContiguousArray<Any?>(repeating: nil, count: entity.readPlan.count)
         var unloaded = IndexSetBits()
         var storedDigests: [Int: BlobDigest] = [:]
@@ -187,7 +182,8 @@ extension ModelContext {
             backing.external = container.external
         }
         backing.context = self
-        let model = T(backingData: backing)
+        backing.fetchGroup = group
+        let model = _BackingData.makeModel(T.self, around: backing)
         backing.owner = model
         register(model, entity: key.entity, primaryKey: key.primaryKey)
         return model
@@ -217,8 +213,7 @@ extension ModelContext {
 /// The rows one fetch returned: touching a lazy relationship of one of them loads it for all of
 /// them still in memory, in one query (group faulting, so walking a relationship is not N+1).
 final class FetchGroup {
-    let keys: [Int64]
-    init(keys: [Int64]) { self.keys = keys }
+    var keys: [Int64] = []
 }
 
 /// A to-one relationship not loaded yet: the related row's primary key.

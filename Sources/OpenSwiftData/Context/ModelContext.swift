@@ -36,8 +36,9 @@ public final class ModelContext {
     var insertedList: [any PersistentModel] = []
     var changedList: [any PersistentModel] = []
     var deletedList: [any PersistentModel] = []
-    /// The live model of each loaded row, held weakly. Entries are removed by the model's backing data
-    /// when it is freed; the backing pointer is valid while its entry exists.
+    /// The live model of each loaded row, not retained. Entries are removed as the model is freed
+    /// (by the `deinit` that `@Model` generates, else by its backing data); both pointers are valid
+    /// while the entry exists.
     var registry: [RegistryKey: Registered] = [:]
     var nextTemporaryKey: Int64 = -1
     /// Simulates a crash between a commit and the removal of the blobs it released (tests only).
@@ -48,11 +49,35 @@ public final class ModelContext {
     struct RegistryKey: Hashable {
         let entity: ObjectIdentifier
         let primaryKey: Int64
+
+        /// A multiplicative hash instead of SipHash: keys are row ids, not attacker-chosen, and
+        /// hashing was a tenth of a large fetch.
+        func _rawHashValue(seed: Int) -> Int {
+            var x = UInt64(bitPattern: primaryKey) &+ UInt64(UInt(bitPattern: entity.hashValue &+ seed))
+            x = (x ^ (x >> 31)) &* 0x9E37_79B9_7F4A_7C15
+            return Int(truncatingIfNeeded: x ^ (x >> 29))
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(entity)
+            hasher.combine(primaryKey)
+        }
     }
 
+    /// A registered model. Models whose class lets `@Model` generate its `deinit` leave the registry
+    /// as they die, so they are held unowned (a weak reference would give every model a side table
+    /// and make each of its retains slow); the rare class with a `deinit` of its own is held weakly.
     struct Registered {
-        weak var object: AnyObject?
+        unowned(unsafe) let unownedObject: AnyObject?
+        let weakObject: WeakObject?
         unowned(unsafe) let backing: _BackingData
+
+        var object: AnyObject? { unownedObject ?? weakObject?.object }
+    }
+
+    final class WeakObject {
+        weak var object: AnyObject?
+        init(_ object: AnyObject) { self.object = object }
     }
 
     /// A new context on its own SQLite connection.
@@ -216,10 +241,12 @@ public final class ModelContext {
         }
     }
 
-    func register(_ model: any PersistentModel, entity: ObjectIdentifier, primaryKey: Int64) {
+    func register<T: PersistentModel>(_ model: T, entity: ObjectIdentifier, primaryKey: Int64) {
         let backing = model.persistentBackingData
         backing.isRegistered = true
-        registry[RegistryKey(entity: entity, primaryKey: primaryKey)] = Registered(object: model, backing: backing)
+        registry[RegistryKey(entity: entity, primaryKey: primaryKey)] = T._unregistersOnDeinit
+            ? Registered(unownedObject: model, weakObject: nil, backing: backing)
+            : Registered(unownedObject: nil, weakObject: WeakObject(model), backing: backing)
     }
 
     /// Called by a backing data as its model is freed.

@@ -91,6 +91,11 @@ final class Statement {
     func double(_ i: Int32) -> Double { sqlite3_column_double(handle, i) }
     func isNull(_ i: Int32) -> Bool { sqlite3_column_type(handle, i) == SQLITE_NULL }
     func isText(_ i: Int32) -> Bool { sqlite3_column_type(handle, i) == SQLITE_TEXT }
+    func isInteger(_ i: Int32) -> Bool { sqlite3_column_type(handle, i) == SQLITE_INTEGER }
+    func isNumber(_ i: Int32) -> Bool {
+        let type = sqlite3_column_type(handle, i)
+        return type == SQLITE_FLOAT || type == SQLITE_INTEGER
+    }
 
     func text(_ i: Int32) -> String {
         guard let p = sqlite3_column_text(handle, i) else { return "" }

@@ -41,7 +41,7 @@ extension Schema {
         }
 
         /// One property's share of reading a row.
-        struct ReadStep {
+        final class ReadStep {
             enum Kind { case attribute, external, toOne, toMany, none }
             let kind: Kind
             let codec: ValueCodec?
