@@ -84,10 +84,16 @@ public final class _BackingData {
         isRegistered = false
     }
 
-    init(values: ContiguousArray<Any?>, primaryKey: Int64) {
+    /// The backing data of a fetched row.
+    init(values: ContiguousArray<Any?>, primaryKey: Int64, entity: Schema.Entity, unloaded: IndexSetBits,
+         context: ModelContext, fetchGroup: FetchGroup) {
         self.values = values
         self.primaryKey = primaryKey
         self.state = .persisted
+        self.entity = entity
+        self.unloaded = unloaded
+        self.context = context
+        self.fetchGroup = fetchGroup
     }
 
     @inline(__always) func ensureSlot(_ index: Int) {

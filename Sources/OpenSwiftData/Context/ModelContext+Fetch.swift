@@ -13,8 +13,14 @@ extension ModelContext {
             try statement.bind(query.bindings)
             var result: [T] = []
             let group = FetchGroup()
-            while try statement.step() { result.append(try materialize(T.self, entity: entity, from: statement, group: group)) }
+            // Rows of one table come once each; if none of them is in memory, skip the lookups.
+            let fresh = pendingByKey.isEmpty && !registry.contains(entity: ObjectIdentifier(T.self))
+            while try statement.step() { result.append(try materialize(T.self, entity: entity, from: statement, group: group, fresh: fresh)) }
             statement.reset()
+            if fresh {
+                // Registered after the loop, which needed no lookups.
+                for model in result { register(model, entity: ObjectIdentifier(T.self), primaryKey: model.persistentBackingData.primaryKey) }
+            }
             return result
         }
     }
@@ -127,65 +133,90 @@ extension ModelContext {
 
     /// The registered object for the current row, or a new one built from its columns. Every row
     /// joins `group` (models already in memory keep the group they were fetched with).
-    func materialize<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, from statement: Statement, group: FetchGroup) throws -> T {
+    /// With `fresh`, the caller knows that no model of this row is in memory (nor pending), and
+    /// registers the model itself.
+    func materialize<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, from statement: Statement, group: FetchGroup, fresh: Bool = false) throws -> T {
         let key = RegistryKey(entity: ObjectIdentifier(T.self), primaryKey: statement.int64(0))
         group.keys.append(key.primaryKey)
-        if !pendingByKey.isEmpty, let pending = pendingByKey[key] {
+        if !fresh, !pendingByKey.isEmpty, let pending = pendingByKey[key] {
             if pending.persistentBackingData.fetchGroup == nil { pending.persistentBackingData.fetchGroup = group }
             return pending as! T
         }
-        if let existing = registry[key], let object = existing.object {
+        if !fresh, let existing = registry[key], let object = existing.object {
             if existing.backing.fetchGroup == nil { existing.backing.fetchGroup = group }
             return unsafeDowncast(object, to: T.self)
         }
-        var values = ContiguousArray<Any?>(repeating: nil, count: entity.readPlan.count)
         var unloaded = IndexSetBits()
         var storedDigests: [Int: BlobDigest] = [:]
-        var column: Int32 = 1
-        for (index, step) in entity.readPlan.enumerated() {
-            switch step.kind {
-            case .attribute:
-                guard let value = step.codec!.read(statement, column) else {
-                    let property = entity.properties[index]
-                    throw ModelError.corruptValue(model: entity.name, property: property.name, stored: "\(statement.column(column))")
-                }
-                values[index] = value
-                column += 1
-            case .external:
-                if statement.isText(column), let digest = BlobDigest(hex: statement.text(column)) {
-                    values[index] = ExternalFault(digest: digest)
-                    storedDigests[index] = digest
+        var failure: (index: Int, column: Int32)?
+        let plan = entity.readPlan
+        let values = ContiguousArray<Any?>(unsafeUninitializedCapacity: plan.count) { slots, initialized in
+            var column: Int32 = 1
+            for index in 0..<plan.count {
+                let slot = slots.baseAddress! + index
+                let step = plan[index]
+                switch step.kind {
+                case .string:
+                    if statement.isText(column) { slot.initialize(to: statement.text(column)) } else { slot.initialize(to: nil) }
+                    column += 1
+                case .date:
+                    if statement.isNumber(column) {
+                        slot.initialize(to: Date(timeIntervalSinceReferenceDate: statement.double(column)))
+                    } else {
+                        slot.initialize(to: nil)
+                    }
+                    column += 1
+                case .double:
+                    if statement.isNumber(column) { slot.initialize(to: statement.double(column)) } else { slot.initialize(to: nil) }
+                    column += 1
+                case .int:
+                    if statement.isInteger(column) { slot.initialize(to: Int(exactly: statement.int64(column))) } else { slot.initialize(to: nil) }
+                    column += 1
+                case .bool:
+                    if statement.isInteger(column) { slot.initialize(to: statement.int64(column) != 0) } else { slot.initialize(to: nil) }
+                    column += 1
+                case .attribute:
+                    slot.initialize(to: step.codec!.read(statement, column))
+                    column += 1
+                case .external:
+                    if statement.isText(column), let digest = BlobDigest(hex: statement.text(column)) {
+                        slot.initialize(to: ExternalFault(digest: digest))
+                        storedDigests[index] = digest
+                        unloaded.insert(index)
+                    } else {
+                        slot.initialize(to: step.nilValue)
+                    }
+                    column += 1
+                case .toOne:
+                    if statement.isNull(column) {
+                        slot.initialize(to: step.nilValue)
+                    } else {
+                        slot.initialize(to: ToOneFault(primaryKey: statement.int64(column)))
+                        unloaded.insert(index)
+                    }
+                    column += 1
+                case .toMany:
+                    slot.initialize(to: nil)
                     unloaded.insert(index)
-                } else {
-                    values[index] = step.nilValue
+                case .none:
+                    slot.initialize(to: nil)
                 }
-                column += 1
-            case .toOne:
-                if statement.isNull(column) {
-                    values[index] = step.nilValue
-                } else {
-                    values[index] = ToOneFault(primaryKey: statement.int64(column))
-                    unloaded.insert(index)
-                }
-                column += 1
-            case .toMany:
-                unloaded.insert(index)
-            case .none:
-                break
+                initialized += 1
+                if failure == nil, step.kind.isAttributeValue, slot.pointee == nil { failure = (index, column - 1) }
             }
         }
-        let backing = _BackingData(values: values, primaryKey: key.primaryKey)
-        backing.unloaded = unloaded
-        backing.entity = entity
+        if let failure {
+            throw ModelError.corruptValue(model: entity.name, property: entity.properties[failure.index].name,
+                                          stored: "\(statement.column(failure.column))")
+        }
+        let backing = _BackingData(values: values, primaryKey: key.primaryKey, entity: entity, unloaded: unloaded, context: self, fetchGroup: group)
         if !storedDigests.isEmpty {
             backing.storedDigests = storedDigests
             backing.external = container.external
         }
-        backing.context = self
-        backing.fetchGroup = group
         let model = _BackingData.makeModel(T.self, around: backing)
         backing.owner = model
-        register(model, entity: key.entity, primaryKey: key.primaryKey)
+        if !fresh { register(model, entity: key.entity, primaryKey: key.primaryKey) }
         return model
     }
 

@@ -241,7 +241,7 @@ extension ModelContext {
         guard schema.entities.contains(where: \.hasToMany) else { return }
         // Hold every model while arrays are dropped: freeing an array frees children, whose backing
         // data then leave the registry; the registry must not change under this loop.
-        let live: [(model: AnyObject, backing: _BackingData)] = registry.values.compactMap { entry in entry.object.map { ($0, entry.backing) } }
+        let live: [(model: AnyObject, backing: _BackingData)] = registry.entries.compactMap { entry in entry.object.map { ($0, entry.backing) } }
         for (_, backing) in live where backing.state == .persisted {
             guard let entity = backing.entity, entity.hasToMany else { continue }
             for property in entity.relationships where !backing.unloaded.contains(property.index) {

@@ -39,7 +39,7 @@ public final class ModelContext {
     /// The live model of each loaded row, not retained. Entries are removed as the model is freed
     /// (by the `deinit` that `@Model` generates, else by its backing data); both pointers are valid
     /// while the entry exists.
-    var registry: [RegistryKey: Registered] = [:]
+    var registry = Registry()
     var nextTemporaryKey: Int64 = -1
     /// Simulates a crash between a commit and the removal of the blobs it released (tests only).
     var skipsBlobRemovalForTesting = false

@@ -42,7 +42,18 @@ extension Schema {
 
         /// One property's share of reading a row.
         final class ReadStep {
-            enum Kind { case attribute, external, toOne, toMany, none }
+            /// `string`…`bool`: a non-optional primitive, read straight from its column (the common
+            /// case, without the codec's closure); `attribute`: any other value, through the codec.
+            enum Kind {
+                case string, date, double, int, bool, attribute, external, toOne, toMany, none
+                /// Whether a nil read means the stored value is not of the property's type.
+                var isAttributeValue: Bool {
+                    switch self {
+                    case .string, .date, .double, .int, .bool, .attribute: return true
+                    case .external, .toOne, .toMany, .none: return false
+                    }
+                }
+            }
             let kind: Kind
             let codec: ValueCodec?
             let nilValue: Any?
@@ -50,7 +61,16 @@ extension Schema {
                 codec = property.codec
                 nilValue = property.nilValue()
                 switch property.kind {
-                case .attribute: kind = property.isExternalStorage ? .external : .attribute
+                case .attribute where property.isExternalStorage: kind = .external
+                case .attribute:
+                    switch property.metadata.valueType {
+                    case is String.Type: kind = .string
+                    case is Date.Type: kind = .date
+                    case is Double.Type: kind = .double
+                    case is Int.Type: kind = .int
+                    case is Bool.Type: kind = .bool
+                    default: kind = .attribute
+                    }
                 case .toOne: kind = .toOne
                 case .toMany: kind = .toMany
                 case .unsupported: kind = .none

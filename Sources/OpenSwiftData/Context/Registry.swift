@@ -1,0 +1,122 @@
+/// A context's identity map: (entity, primary key) → the live model of that row.
+///
+/// Primary keys are SQLite rowids, handed out from 1 upwards, so each entity's rows are kept in
+/// pages of 1,024 consecutive keys found by `key >> 10`: no hashing, and a fetch touching rows
+/// 1…100,000 touches 98 pages of 24 KB rather than scattering over a hash table ten times that
+/// size. Keys outside 1..<2³⁰ (possible, not produced by this package) go to a dictionary.
+struct Registry {
+    private var tables: [(entity: ObjectIdentifier, rows: RowTable)] = []
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    /// Whether any model of `entity` is registered.
+    func contains(entity: ObjectIdentifier) -> Bool {
+        tables.contains { $0.entity == entity && $0.rows.count > 0 }
+    }
+
+    /// Every registered entry, in no particular order.
+    var entries: [ModelContext.Registered] { tables.flatMap { $0.rows.entries } }
+
+    subscript(key: ModelContext.RegistryKey) -> ModelContext.Registered? {
+        get { table(key.entity)?[key.primaryKey] }
+        set {
+            let rows = table(key.entity) ?? addTable(key.entity)
+            let before = rows.count
+            rows[key.primaryKey] = newValue
+            count += rows.count - before
+        }
+    }
+
+    private func table(_ entity: ObjectIdentifier) -> RowTable? {
+        for table in tables where table.entity == entity { return table.rows }
+        return nil
+    }
+
+    private mutating func addTable(_ entity: ObjectIdentifier) -> RowTable {
+        let rows = RowTable()
+        tables.append((entity, rows))
+        return rows
+    }
+}
+
+/// The registered rows of one entity.
+final class RowTable {
+    private static let pageShift = 10
+    private static let pageSize = 1 << pageShift
+    private static let pagedLimit: Int64 = 1 << 30
+
+    private var pages: [Page?] = []
+    private var overflow: [Int64: ModelContext.Registered] = [:]
+    private(set) var count = 0
+
+    /// 1,024 slots; `backing == nil` marks an empty one.
+    private final class Page {
+        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: RowTable.pageSize)
+        var count = 0
+        init() { slots.initialize(repeating: Slot(), count: RowTable.pageSize) }
+        deinit {
+            slots.deinitialize(count: RowTable.pageSize)
+            slots.deallocate()
+        }
+    }
+
+    private struct Slot {
+        unowned(unsafe) var object: AnyObject?
+        var weakObject: ModelContext.WeakObject?
+        unowned(unsafe) var backing: _BackingData?
+    }
+
+    subscript(key: Int64) -> ModelContext.Registered? {
+        get {
+            guard key > 0 && key < Self.pagedLimit else { return overflow[key] }
+            let number = Int(key >> Self.pageShift)
+            guard number < pages.count, let page = pages[number] else { return nil }
+            let slot = page.slots[Int(key) & (Self.pageSize - 1)]
+            guard let backing = slot.backing else { return nil }
+            return ModelContext.Registered(unownedObject: slot.object, weakObject: slot.weakObject, backing: backing)
+        }
+        set {
+            guard key > 0 && key < Self.pagedLimit else {
+                count += (newValue == nil ? 0 : 1) - (overflow[key] == nil ? 0 : 1)
+                overflow[key] = newValue
+                return
+            }
+            let number = Int(key >> Self.pageShift)
+            let index = Int(key) & (Self.pageSize - 1)
+            if let newValue {
+                if number >= pages.count { pages.append(contentsOf: repeatElement(nil, count: number - pages.count + 1)) }
+                let page = pages[number] ?? {
+                    let page = Page()
+                    pages[number] = page
+                    return page
+                }()
+                if page.slots[index].backing == nil {
+                    page.count += 1
+                    count += 1
+                }
+                page.slots[index] = Slot(object: newValue.unownedObject, weakObject: newValue.weakObject, backing: newValue.backing)
+            } else {
+                guard number < pages.count, let page = pages[number], page.slots[index].backing != nil else { return }
+                page.slots[index] = Slot()
+                page.count -= 1
+                count -= 1
+                if page.count == 0 { pages[number] = nil }
+            }
+        }
+    }
+
+    var entries: [ModelContext.Registered] {
+        var result = Array(overflow.values)
+        for page in pages {
+            guard let page else { continue }
+            for i in 0..<Self.pageSize {
+                let slot = page.slots[i]
+                if let backing = slot.backing {
+                    result.append(ModelContext.Registered(unownedObject: slot.object, weakObject: slot.weakObject, backing: backing))
+                }
+            }
+        }
+        return result
+    }
+}
