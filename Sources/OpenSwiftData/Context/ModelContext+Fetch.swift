@@ -17,10 +17,6 @@ extension ModelContext {
             let fresh = pendingByKey.isEmpty && !registry.contains(entity: ObjectIdentifier(T.self))
             while try statement.step() { result.append(try materialize(T.self, entity: entity, from: statement, group: group, fresh: fresh)) }
             statement.reset()
-            if fresh {
-                // Registered after the loop, which needed no lookups.
-                for model in result { register(model, entity: ObjectIdentifier(T.self), primaryKey: model.persistentBackingData.primaryKey) }
-            }
             return result
         }
     }
@@ -133,8 +129,7 @@ extension ModelContext {
 
     /// The registered object for the current row, or a new one built from its columns. Every row
     /// joins `group` (models already in memory keep the group they were fetched with).
-    /// With `fresh`, the caller knows that no model of this row is in memory (nor pending), and
-    /// registers the model itself.
+    /// With `fresh`, the caller knows that no model of this row is in memory (nor pending).
     func materialize<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, from statement: Statement, group: FetchGroup, fresh: Bool = false) throws -> T {
         let key = RegistryKey(entity: ObjectIdentifier(T.self), primaryKey: statement.int64(0))
         group.keys.append(key.primaryKey)
@@ -155,28 +150,37 @@ extension ModelContext {
             for index in 0..<plan.count {
                 let slot = slots.baseAddress! + index
                 let step = plan[index]
+                var read = true  // false: the column does not hold a value of the property's type
                 switch step.kind {
                 case .string:
-                    if statement.isText(column) { slot.initialize(to: statement.text(column)) } else { slot.initialize(to: nil) }
+                    if statement.isText(column) { slot.initialize(to: statement.text(column)) } else { slot.initialize(to: nil); read = false }
                     column += 1
                 case .date:
                     if statement.isNumber(column) {
                         slot.initialize(to: Date(timeIntervalSinceReferenceDate: statement.double(column)))
                     } else {
                         slot.initialize(to: nil)
+                        read = false
                     }
                     column += 1
                 case .double:
-                    if statement.isNumber(column) { slot.initialize(to: statement.double(column)) } else { slot.initialize(to: nil) }
+                    if statement.isNumber(column) { slot.initialize(to: statement.double(column)) } else { slot.initialize(to: nil); read = false }
                     column += 1
                 case .int:
-                    if statement.isInteger(column) { slot.initialize(to: Int(exactly: statement.int64(column))) } else { slot.initialize(to: nil) }
+                    if statement.isInteger(column), let value = Int(exactly: statement.int64(column)) {
+                        slot.initialize(to: value)
+                    } else {
+                        slot.initialize(to: nil)
+                        read = false
+                    }
                     column += 1
                 case .bool:
-                    if statement.isInteger(column) { slot.initialize(to: statement.int64(column) != 0) } else { slot.initialize(to: nil) }
+                    if statement.isInteger(column) { slot.initialize(to: statement.int64(column) != 0) } else { slot.initialize(to: nil); read = false }
                     column += 1
                 case .attribute:
-                    slot.initialize(to: step.codec!.read(statement, column))
+                    let value = step.codec!.read(statement, column)
+                    read = value != nil
+                    slot.initialize(to: value)
                     column += 1
                 case .external:
                     if statement.isText(column), let digest = BlobDigest(hex: statement.text(column)) {
@@ -202,7 +206,7 @@ extension ModelContext {
                     slot.initialize(to: nil)
                 }
                 initialized += 1
-                if failure == nil, step.kind.isAttributeValue, slot.pointee == nil { failure = (index, column - 1) }
+                if !read, failure == nil { failure = (index, column - 1) }
             }
         }
         if let failure {
@@ -216,7 +220,7 @@ extension ModelContext {
         }
         let model = _BackingData.makeModel(T.self, around: backing)
         backing.owner = model
-        if !fresh { register(model, entity: key.entity, primaryKey: key.primaryKey) }
+        register(model, entity: key.entity, primaryKey: key.primaryKey)
         return model
     }
 
