@@ -3,6 +3,24 @@ import Testing
 import OpenSwiftData
 
 @Suite struct ValueTypeTests {
+    /// A column holding a value of the wrong type (written by another program) is a typed error
+    /// naming the model and property, for the directly read primitives and the codec-read ones alike.
+    @Test(arguments: [
+        ("rank", "'seven'", "text(\"seven\")"), ("name", "x'6869'", "blob(2 bytes)"),
+        ("created", "'yesterday'", "text(\"yesterday\")"), ("price", "x'00'", "blob(1 bytes)"),
+    ])
+    func aStoredValueOfTheWrongTypeIsACorruptValueError(property: String, sqlValue: String, stored: String) throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Item.self, at: dir.store())
+        c.mainContext.insert(Item(name: "a", rank: 1))
+        try c.mainContext.save()
+        try c.mainContext.execute("UPDATE Item SET \(property) = \(sqlValue)")
+        let reader = try ModelContext(c)
+        #expect(throws: ModelError.corruptValue(model: "Item", property: property, stored: stored)) {
+            try reader.fetch(FetchDescriptor<Item>())
+        }
+    }
+
     @Test func everyValueTypeRoundTripsThroughAReopenedStore() throws {
         let dir = TemporaryDirectory()
         let id = UUID()
