@@ -100,28 +100,19 @@ extension ModelContext {
                 let backing = model.persistentBackingData
                 let entity = backing.entity!
                 if entity !== lastEntity {
-                    statement = try connection.statement(entity.insertSQL(upsert: false))
+                    statement = try connection.statement(entity.insertSQL)
                     lastEntity = entity
-                }
-                var bindings: [SQLiteValue] = []
-                bindings.reserveCapacity(entity.columns.count)
-                for property in entity.columns {
-                    if property.codec == nil, let target = relatedBacking(backing.values[property.index]), target.primaryKey <= 0 {
-                        pendingLinks.append((backing, property, target))
-                        bindings.append(.null)
-                    } else {
-                        bindings.append(encode(backing, property))
-                    }
                 }
                 let key: Int64
                 do {
                     // The common case: a plain INSERT, its key from sqlite3_last_insert_rowid.
-                    try statement!.runRebinding(bindings)
+                    try bindColumns(of: backing, entity: entity, to: statement!) { pendingLinks.append((backing, $0, $1)) }
+                    try statement!.runBound()
                     key = connection.lastInsertRowID
                 } catch let error as SQLiteError where error.code == 2067 && uniquenessPolicy == .upsert && !entity.uniqueColumns.isEmpty {
                     // A unique value matched a stored row: update that row instead (SwiftData's upsert).
-                    let upsert = try connection.statement(entity.insertSQL(upsert: true))
-                    try upsert.bind(bindings)
+                    let upsert = try connection.statement(entity.upsertSQL)
+                    try bindColumns(of: backing, entity: entity, to: upsert) { _, _ in }
                     guard try upsert.step() else { throw SQLiteError(code: SQLITE_ERROR, message: "upsert returned no row", sql: upsert.sql) }
                     key = upsert.int64(0)
                     upsert.reset()
@@ -175,6 +166,30 @@ extension ModelContext {
                     guard key > 0 else { continue }
                     try insert.run([.integer(backing.primaryKey), .integer(key)])
                 }
+            }
+        }
+    }
+
+    /// Binds every column of a model's row, in `entity.columns` order. A to-one relationship to a
+    /// model not saved yet is bound as NULL and reported to `deferLink` (set once both have keys).
+    func bindColumns(of backing: _BackingData, entity: Schema.Entity, to statement: Statement,
+                     deferLink: (Schema.Property, _BackingData) -> Void) throws {
+        for (offset, step) in entity.writePlan.enumerated() {
+            let position = Int32(offset + 1)
+            let value = backing.values[step.property.index]
+            switch step.kind {
+            case .string: if let string = value as? String { try statement.bind(text: string, at: position); continue }
+            case .date: if let date = value as? Date { try statement.bind(double: date.timeIntervalSinceReferenceDate, at: position); continue }
+            case .double: if let double = value as? Double { try statement.bind(double: double, at: position); continue }
+            case .int: if let int = value as? Int { try statement.bind(int64: Int64(int), at: position); continue }
+            case .bool: if let bool = value as? Bool { try statement.bind(int64: bool ? 1 : 0, at: position); continue }
+            case .other: break
+            }
+            if step.property.codec == nil, let target = relatedBacking(value), target.primaryKey <= 0 {
+                deferLink(step.property, target)
+                try statement.bind(.null, at: position)
+            } else {
+                try statement.bind(encode(backing, step.property), at: position)
             }
         }
     }
@@ -280,7 +295,7 @@ extension ModelContext {
 
 extension Schema.Entity {
     /// `INSERT INTO t (…) VALUES (…)`, or with `upsert`, `… ON CONFLICT DO UPDATE SET … RETURNING "_pk"`.
-    func insertSQL(upsert: Bool) -> String {
+    static func insertSQL(table: String, columns: [Schema.Property], upsert: Bool) -> String {
         let names = columns.map(\.column)
         var sql = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
         if names.isEmpty { sql = "INSERT INTO \(table) DEFAULT VALUES" }

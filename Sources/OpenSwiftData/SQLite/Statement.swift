@@ -33,10 +33,7 @@ final class Statement {
         case .null: rc = sqlite3_bind_null(handle, index)
         case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
         case .real(let v): rc = sqlite3_bind_double(handle, index, v)
-        case .text(var v):
-            rc = v.withUTF8 { utf8 in
-                sqlite3_bind_text(handle, index, UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), Int32(utf8.count), csqlite_transient())
-            }
+        case .text(let v): return try bind(text: v, at: index)
         case .blob(let v):
             rc = v.withUnsafeBytes { raw in
                 sqlite3_bind_blob64(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(raw.count), csqlite_transient())
@@ -55,10 +52,27 @@ final class Statement {
         throw error
     }
 
-    /// Binds every parameter and runs once: the hot path of a save. Every parameter is bound each
-    /// time, so the bindings need no clearing; the statement is left reset.
-    func runRebinding(_ values: [SQLiteValue]) throws {
-        for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }
+    func bind(text: String, at index: Int32) throws {
+        var text = text
+        let rc = text.withUTF8 { utf8 in
+            sqlite3_bind_text(handle, index, UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), Int32(utf8.count), csqlite_transient())
+        }
+        guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+    }
+
+    func bind(double: Double, at index: Int32) throws {
+        let rc = sqlite3_bind_double(handle, index, double)
+        guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+    }
+
+    func bind(int64: Int64, at index: Int32) throws {
+        let rc = sqlite3_bind_int64(handle, index, int64)
+        guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+    }
+
+    /// Runs once with the parameters bound by the caller (every one of them, each time: the hot
+    /// path of a save needs no clearing); the statement is left reset.
+    func runBound() throws {
         let rc = sqlite3_step(handle)
         sqlite3_reset(handle)
         guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw connection.error(rc, sql: sql) }

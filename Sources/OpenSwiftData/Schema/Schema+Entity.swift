@@ -23,6 +23,11 @@ extension Schema {
         let readPlan: [ReadStep]
         /// `t0."_pk", t0."col", …`: the columns a fetch reads, in `columns` order.
         let selectList: String
+        /// How to bind a row's values for INSERT: one step per column, in `columns` order.
+        let writePlan: [WriteStep]
+        /// `INSERT INTO t (…) VALUES (…)`, and the same as an upsert returning the row's key.
+        let insertSQL: String
+        let upsertSQL: String
 
         init(type: any PersistentModel.Type) {
             self.type = type
@@ -38,6 +43,32 @@ extension Schema {
             hasToMany = properties.contains { if case .toMany = $0.kind { return true } else { return false } }
             readPlan = properties.map { ReadStep($0) }
             selectList = (["t0.\"_pk\""] + columns.map { "t0.\($0.column)" }).joined(separator: ", ")
+            writePlan = columns.map { WriteStep($0) }
+            insertSQL = Self.insertSQL(table: table, columns: columns, upsert: false)
+            upsertSQL = Self.insertSQL(table: table, columns: columns, upsert: true)
+        }
+
+        /// One column's share of writing a row.
+        final class WriteStep {
+            /// `string`…`bool`: a non-optional primitive, bound directly; `other`: through `encode`.
+            enum Kind { case string, date, double, int, bool, other }
+            let kind: Kind
+            let property: Property
+            init(_ property: Property) {
+                self.property = property
+                switch property.kind {
+                case .attribute where !property.isExternalStorage:
+                    switch property.metadata.valueType {
+                    case is String.Type: kind = .string
+                    case is Date.Type: kind = .date
+                    case is Double.Type: kind = .double
+                    case is Int.Type: kind = .int
+                    case is Bool.Type: kind = .bool
+                    default: kind = .other
+                    }
+                default: kind = .other
+                }
+            }
         }
 
         /// One property's share of reading a row.
