@@ -220,7 +220,7 @@ extension ModelContext {
         }
         let model = _BackingData.makeModel(T.self, around: backing)
         backing.owner = model
-        register(model, entity: key.entity, primaryKey: key.primaryKey)
+        register(model, backing: backing, entity: key.entity, primaryKey: key.primaryKey)
         return model
     }
 

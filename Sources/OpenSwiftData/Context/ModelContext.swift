@@ -242,7 +242,10 @@ public final class ModelContext {
     }
 
     func register<T: PersistentModel>(_ model: T, entity: ObjectIdentifier, primaryKey: Int64) {
-        let backing = model.persistentBackingData
+        register(model, backing: model.persistentBackingData, entity: entity, primaryKey: primaryKey)
+    }
+
+    func register<T: PersistentModel>(_ model: T, backing: _BackingData, entity: ObjectIdentifier, primaryKey: Int64) {
         backing.isRegistered = true
         registry[RegistryKey(entity: entity, primaryKey: primaryKey)] = T._unregistersOnDeinit
             ? Registered(unownedObject: model, weakObject: nil, backing: backing)

@@ -6,9 +6,9 @@
 /// size. Keys outside 1..<2³⁰ (possible, not produced by this package) go to a dictionary.
 struct Registry {
     private var tables: [(entity: ObjectIdentifier, rows: RowTable)] = []
-    private(set) var count = 0
 
-    var isEmpty: Bool { count == 0 }
+    var count: Int { tables.reduce(0) { $0 + $1.rows.count } }
+    var isEmpty: Bool { tables.allSatisfy { $0.rows.count == 0 } }
 
     /// Whether any model of `entity` is registered.
     func contains(entity: ObjectIdentifier) -> Bool {
@@ -22,9 +22,7 @@ struct Registry {
         get { table(key.entity)?[key.primaryKey] }
         set {
             let rows = table(key.entity) ?? addTable(key.entity)
-            let before = rows.count
             rows[key.primaryKey] = newValue
-            count += rows.count - before
         }
     }
 
