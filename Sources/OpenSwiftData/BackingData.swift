@@ -37,6 +37,9 @@ public final class _BackingData {
     var fetchGroup: FetchGroup?
     /// Whether the context's registry has an entry for this model.
     var isRegistered = false
+    /// The model, held weakly, when its class has a `deinit` of its own (so `@Model` could not
+    /// add the one that takes it out of the registry): how the registry knows it is gone.
+    var weakOwner: ModelContext.WeakObject?
 
     public init() { values = [] }
 

@@ -64,15 +64,17 @@ public final class ModelContext {
         }
     }
 
-    /// A registered model. Models whose class lets `@Model` generate its `deinit` leave the registry
-    /// as they die, so they are held unowned (a weak reference would give every model a side table
-    /// and make each of its retains slow); the rare class with a `deinit` of its own is held weakly.
+    /// A registered model, known by its backing data. Models whose class lets `@Model` generate
+    /// its `deinit` leave the registry as they die, so the backing data's unowned `owner` is valid
+    /// while registered (a weak reference would give every model a side table and make each of its
+    /// retains slow); the rare class with a `deinit` of its own is reached through `weakOwner`.
     struct Registered {
-        unowned(unsafe) let unownedObject: AnyObject?
-        let weakObject: WeakObject?
         unowned(unsafe) let backing: _BackingData
 
-        var object: AnyObject? { unownedObject ?? weakObject?.object }
+        var object: AnyObject? {
+            if let weakOwner = backing.weakOwner { return weakOwner.object }
+            return backing.owner
+        }
     }
 
     final class WeakObject {
@@ -247,9 +249,8 @@ public final class ModelContext {
 
     func register<T: PersistentModel>(_ model: T, backing: _BackingData, entity: ObjectIdentifier, primaryKey: Int64) {
         backing.isRegistered = true
-        registry[RegistryKey(entity: entity, primaryKey: primaryKey)] = T._unregistersOnDeinit
-            ? Registered(unownedObject: model, weakObject: nil, backing: backing)
-            : Registered(unownedObject: nil, weakObject: WeakObject(model), backing: backing)
+        if !T._unregistersOnDeinit && backing.weakOwner == nil { backing.weakOwner = WeakObject(model) }
+        registry[RegistryKey(entity: entity, primaryKey: primaryKey)] = Registered(backing: backing)
     }
 
     /// Called by a backing data as its model is freed.
