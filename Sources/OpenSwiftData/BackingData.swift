@@ -11,7 +11,10 @@ public final class _BackingData {
     /// One slot per persisted property, in declaration order. `nil` means "not set".
     var values: ContiguousArray<Any?>
     /// The values as last saved or fetched, kept from the first change on so `rollback()` can restore them.
-    var snapshot: ContiguousArray<Any?>?
+    var snapshot: ContiguousArray<Any?>? {
+        get { extras?.snapshot }
+        set { if newValue != nil || extras != nil { extrasForWriting.snapshot = newValue } }
+    }
     /// Indexes of properties changed since the last save.
     var changed = IndexSetBits()
     var state = State.detached
@@ -28,18 +31,47 @@ public final class _BackingData {
     var unloaded = IndexSetBits()
 
     /// The blob digest each external-storage property has in the stored row (by property index).
-    var storedDigests: [Int: BlobDigest] = [:]
+    var storedDigests: [Int: BlobDigest] {
+        get { extras?.storedDigests ?? [:] }
+        set { if !newValue.isEmpty || extras != nil { extrasForWriting.storedDigests = newValue } }
+    }
     /// Where external-storage values are read from, once the model was fetched or saved.
-    var external: ExternalStorage?
+    var external: ExternalStorage? {
+        get { extras?.external }
+        set { if newValue != nil || extras != nil { extrasForWriting.external = newValue } }
+    }
     /// Digests of external values written to the blob store for the save in progress.
-    var pendingDigests: [Int: BlobDigest] = [:]
+    var pendingDigests: [Int: BlobDigest] {
+        get { extras?.pendingDigests ?? [:] }
+        set { if !newValue.isEmpty || extras != nil { extrasForWriting.pendingDigests = newValue } }
+    }
     /// The rows fetched together with this one (for group faulting).
     var fetchGroup: FetchGroup?
     /// Whether the context's registry has an entry for this model.
     var isRegistered = false
     /// The model, held weakly, when its class has a `deinit` of its own (so `@Model` could not
     /// add the one that takes it out of the registry): how the registry knows it is gone.
-    var weakOwner: ModelContext.WeakObject?
+    var weakOwner: ModelContext.WeakObject? {
+        get { extras?.weakOwner }
+        set { if newValue != nil || extras != nil { extrasForWriting.weakOwner = newValue } }
+    }
+
+    /// What most models never need (changed, external-storage or own-deinit models do), kept out
+    /// of line so that the backing data of a plain fetched row stays small and quick to make.
+    final class Extras {
+        var snapshot: ContiguousArray<Any?>?
+        var storedDigests: [Int: BlobDigest] = [:]
+        var external: ExternalStorage?
+        var pendingDigests: [Int: BlobDigest] = [:]
+        var weakOwner: ModelContext.WeakObject?
+    }
+    private var extras: Extras?
+    private var extrasForWriting: Extras {
+        if let extras { return extras }
+        let made = Extras()
+        extras = made
+        return made
+    }
 
     public init() { values = [] }
 
