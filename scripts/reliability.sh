@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The slow reliability runs (the fast ones are in Tests/MemoriesTests/ReliabilityTests.swift).
-#   scripts/reliability.sh [KILLS=30] [PHOTOS_DIR]
+#   scripts/reliability.sh [KILLS=30 (at least 13)] [PHOTOS_DIR]
 # PHOTOS_DIR defaults to the bench corpus (/tmp/devbench-photos/photos, built if missing).
 #  1. import killed with SIGKILL at a random moment KILLS times on one library; after each kill
 #     `verify` must be healthy and the re-run of the same import must complete with exactly the
@@ -12,6 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kills=${1:-30}
+# Part 3 deletes kill-11..13 while gc loops, so there must be at least 13 of them.
+[ "$kills" -ge 13 ] || { echo "reliability.sh: KILLS must be at least 13" >&2; exit 64; }
 photos=${2:-/tmp/devbench-photos/photos}
 [ -d "$photos" ] || ../shared/bench/make_photos.sh "$(dirname "$photos")"
 swift build -c release --product memories >/dev/null
