@@ -37,7 +37,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             "deinit { _$backingData._modelWillDeinit() }",
         ]
         return deinitHook + [
-            "\(raw: access)var _$backingData = OpenSwiftData._BackingData._make(count: \(raw: scan.persisted.count))",
+            "\(raw: access)var _$backingData = OpenSwiftData._BackingData._make(for: \(raw: scan.className).self, count: \(raw: scan.persisted.count))",
             "\(raw: access)var persistentBackingData: OpenSwiftData._BackingData { _$backingData }",
             """
             \(raw: access)static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {

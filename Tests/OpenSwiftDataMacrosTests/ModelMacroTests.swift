@@ -31,7 +31,7 @@ func expand(_ source: String) -> (text: String, diagnostics: [Diagnostic]) {
         }
         """)
         #expect(diagnostics.isEmpty)
-        #expect(text.contains("var _$backingData = OpenSwiftData._BackingData._make(count: 3)"))
+        #expect(text.contains("var _$backingData = OpenSwiftData._BackingData._make(for: Expense.self, count: 3)"))
         #expect(text.contains("static var _unregistersOnDeinit: Bool {\n        true"))
         #expect(text.contains("deinit {\n        _$backingData._modelWillDeinit()"))
         #expect(text.contains(#"OpenSwiftData.Schema.PropertyMetadata(name: "title", keyPath: \Expense.title)"#))

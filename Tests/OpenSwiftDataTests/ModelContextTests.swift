@@ -76,6 +76,19 @@ import Testing
         #expect(again.map(\.name) == ["n0", "n1", "n2"])
     }
 
+    /// A fetched model is built around the row's backing data; another model made while it is being
+    /// built (here by a `@Transient` property's default value) must get one of its own.
+    @Test func aModelMadeWhileAFetchedOneIsBuiltGetsItsOwnBackingData() throws {
+        let c = try ModelContainer(for: Holder.self, Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let writer = try ModelContext(c)
+        writer.insert(Holder(label: "kept"))
+        try writer.save()
+        let holder = try #require(try ModelContext(c).fetch(FetchDescriptor<Holder>()).first)
+        #expect(holder.label == "kept" && holder.count == 7)
+        #expect(holder.scratch.name == "scratch" && holder.scratch.persistentBackingData !== holder.persistentBackingData)
+        #expect(holder.scratch.modelContext == nil)
+    }
+
     @Test func rollbackRestoresSavedValuesAndForgetsInserts() throws {
         let context = try ModelContext(try memoryContainer())
         let a = Item(name: "a", rank: 1)
@@ -200,4 +213,11 @@ import Testing
     var name: String
     init(name: String) { self.name = name }
     deinit { Noisy.deinits += 1 }
+}
+
+@Model final class Holder {
+    @Transient var scratch = Item(name: "scratch", rank: 0)
+    var label: String
+    var count: Int = 7
+    init(label: String) { self.label = label }
 }
