@@ -209,21 +209,20 @@ public final class BlobBatch {
                 }
             }
         }
-        // Rule 3: names durable before the caller commits its references.
-        if !created.isEmpty { try BlobStore.sync(path: store.blobsPath) }
-        for directory in touched.sorted() { try BlobStore.sync(path: directory) }
+        // Rule 3: names durable before the caller commits its references. Many directories are
+        // synced with one syncfs (a new store's first batch touches up to 256 fan-out folders).
+        if touched.count + created.count > 4 {
+            try syncFileSystem(of: store.blobsPath)
+        } else {
+            if !created.isEmpty { try BlobStore.sync(path: store.blobsPath) }
+            for directory in touched.sorted() { try BlobStore.sync(path: directory) }
+        }
         CrashPoint.reach(.directorySynced)
     }
 
     /// Rule 1: the data is durable before any temp file gets its final name.
     private func syncData(_ paths: [String]) throws {
-        if paths.count > 4 {
-            let fd = open(store.tmpPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            try check(fd, "open", store.tmpPath)
-            defer { close(fd) }
-            try check(syncfs(fd), "syncfs", store.tmpPath)
-            return
-        }
+        if paths.count > 4 { return try syncFileSystem(of: store.tmpPath) }
         for path in paths {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             try check(fd, "open", path)
@@ -232,6 +231,14 @@ public final class BlobBatch {
         }
     }
 
+}
+
+/// syncfs(2) of the file system holding `path`: all its data and metadata.
+func syncFileSystem(of path: String) throws {
+    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    try check(fd, "open", path)
+    defer { close(fd) }
+    try check(syncfs(fd), "syncfs", path)
 }
 
 /// syncfs(2): Glibc declares it only under _GNU_SOURCE, which Swift's Glibc module does not set.

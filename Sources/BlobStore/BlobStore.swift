@@ -12,7 +12,10 @@
 //     nothing is rewritten; its mtime is refreshed so that the sweep's grace period protects it.
 // (3) The directory entry is durable before `put` returns: the fan-out directory (and, when the
 //     fan-out directory was created, ROOT/sha256) is fsync'ed. A batch (`BlobBatch`) syncs its
-//     data once and its directories once, at `commit()`, instead of after every put.
+//     data once and its directories once, at `commit()`, instead of after every put; past four
+//     files or four directories, "once" is one syncfs(2) of the store's file system. Each temp
+//     file's writeback is started as soon as it is written (sync_file_range), so that sync finds
+//     little left to do; only the sync makes anything durable.
 // (4) The caller commits the SQLite transaction that references a blob only after (3). So a
 //     committed reference always names a durable, complete blob. A crash before the commit leaves
 //     an unreferenced blob (an orphan) or a temp file: never a dangling reference.
