@@ -51,7 +51,7 @@ public final class _BackingData {
     var isRegistered = false
     /// The model, held weakly, when its class has a `deinit` of its own (so `@Model` could not
     /// add the one that takes it out of the registry): how the registry knows it is gone.
-    var weakOwner: ModelContext.WeakObject? {
+    var weakOwner: WeakBox<AnyObject>? {
         get { extras?.weakOwner }
         set { if newValue != nil || extras != nil { extrasForWriting.weakOwner = newValue } }
     }
@@ -63,7 +63,7 @@ public final class _BackingData {
         var storedDigests: [Int: BlobDigest] = [:]
         var external: ExternalStorage?
         var pendingDigests: [Int: BlobDigest] = [:]
-        var weakOwner: ModelContext.WeakObject?
+        var weakOwner: WeakBox<AnyObject>?
     }
     private var extras: Extras?
     private var extrasForWriting: Extras {

@@ -49,19 +49,6 @@ public final class ModelContext {
     struct RegistryKey: Hashable {
         let entity: ObjectIdentifier
         let primaryKey: Int64
-
-        /// A multiplicative hash instead of SipHash: keys are row ids, not attacker-chosen, and
-        /// hashing was a tenth of a large fetch.
-        func _rawHashValue(seed: Int) -> Int {
-            var x = UInt64(bitPattern: primaryKey) &+ UInt64(UInt(bitPattern: entity.hashValue &+ seed))
-            x = (x ^ (x >> 31)) &* 0x9E37_79B9_7F4A_7C15
-            return Int(truncatingIfNeeded: x ^ (x >> 29))
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(entity)
-            hasher.combine(primaryKey)
-        }
     }
 
     /// A registered model, known by its backing data. Models whose class lets `@Model` generate
@@ -72,14 +59,9 @@ public final class ModelContext {
         unowned(unsafe) let backing: _BackingData
 
         var object: AnyObject? {
-            if let weakOwner = backing.weakOwner { return weakOwner.object }
+            if let weakOwner = backing.weakOwner { return weakOwner.value }
             return backing.owner
         }
-    }
-
-    final class WeakObject {
-        weak var object: AnyObject?
-        init(_ object: AnyObject) { self.object = object }
     }
 
     /// A new context on its own SQLite connection.
@@ -249,7 +231,7 @@ public final class ModelContext {
 
     func register<T: PersistentModel>(_ model: T, backing: _BackingData, entity: ObjectIdentifier, primaryKey: Int64) {
         backing.isRegistered = true
-        if !T._unregistersOnDeinit && backing.weakOwner == nil { backing.weakOwner = WeakObject(model) }
+        if !T._unregistersOnDeinit && backing.weakOwner == nil { backing.weakOwner = WeakBox(model) }
         registry[RegistryKey(entity: entity, primaryKey: primaryKey)] = Registered(backing: backing)
     }
 
@@ -263,13 +245,13 @@ public final class ModelContext {
 /// Contexts with autosave on, saved at normal process exit.
 enum AutosaveRegistry {
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var contexts: [ObjectIdentifier: ModelContext.WeakContext] = [:]
+    nonisolated(unsafe) private static var contexts: [ObjectIdentifier: WeakBox<ModelContext>] = [:]
     nonisolated(unsafe) private static var installed = false
 
     static func add(_ context: ModelContext) {
         lock.lock()
         defer { lock.unlock() }
-        contexts[ObjectIdentifier(context)] = ModelContext.WeakContext(context)
+        contexts[ObjectIdentifier(context)] = WeakBox(context)
         if !installed {
             installed = true
             atexit { AutosaveRegistry.saveAll() }
@@ -284,15 +266,14 @@ enum AutosaveRegistry {
 
     static func saveAll() {
         lock.lock()
-        let live = contexts.values.compactMap(\.context)
+        let live = contexts.values.compactMap(\.value)
         lock.unlock()
         for context in live where context.autosaveEnabled { context.autosave() }
     }
 }
 
-extension ModelContext {
-    final class WeakContext {
-        weak var context: ModelContext?
-        init(_ context: ModelContext) { self.context = context }
-    }
+/// A weak reference in a box: the autosave list's contexts, the registry's own-deinit models.
+final class WeakBox<T: AnyObject> {
+    weak var value: T?
+    init(_ value: T) { self.value = value }
 }
