@@ -38,8 +38,8 @@ struct Registry {
     }
 }
 
-/// The registered rows of one entity: each slot is a backing data pointer (8 bytes, not retained),
-/// so the slots of 100,000 rows fit in 800 KB and stay in cache while a fetch fills them in date order.
+/// The registered rows of one entity: each slot is a backing data pointer (8 bytes, not retained;
+/// the model is its `owner`), so the slots of 100,000 rows take 800 KB.
 final class RowTable {
     private static let pageShift = 10
     private static let pageSize = 1 << pageShift
