@@ -73,8 +73,6 @@ public final class _BackingData {
         return made
     }
 
-    public init() { values = [] }
-
     /// Backing data for a model with `count` persisted properties (the slots start unset).
     public init(count: Int) { values = ContiguousArray(repeating: nil, count: count) }
 

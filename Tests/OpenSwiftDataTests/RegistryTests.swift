@@ -7,7 +7,7 @@ import Testing
     @Test func entriesAreFoundReplacedAndRemovedAcrossPagesAndOverflowKeys() throws {
         let objects = (0..<6).map { _ in NSObject() }
         let backings = objects.map { object in
-            let backing = _BackingData()
+            let backing = _BackingData(count: 0)
             backing.owner = object
             return backing
         }

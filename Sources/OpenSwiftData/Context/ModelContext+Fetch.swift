@@ -152,30 +152,8 @@ extension ModelContext {
                 let step = plan[index]
                 var read = true  // false: the column does not hold a value of the property's type
                 switch step.kind {
-                case .string:
-                    if statement.isText(column) { slot.initialize(to: statement.text(column)) } else { slot.initialize(to: nil); read = false }
-                    column += 1
-                case .date:
-                    if statement.isNumber(column) {
-                        slot.initialize(to: Date(timeIntervalSinceReferenceDate: statement.double(column)))
-                    } else {
-                        slot.initialize(to: nil)
-                        read = false
-                    }
-                    column += 1
-                case .double:
-                    if statement.isNumber(column) { slot.initialize(to: statement.double(column)) } else { slot.initialize(to: nil); read = false }
-                    column += 1
-                case .int:
-                    if statement.isInteger(column), let value = Int(exactly: statement.int64(column)) {
-                        slot.initialize(to: value)
-                    } else {
-                        slot.initialize(to: nil)
-                        read = false
-                    }
-                    column += 1
-                case .bool:
-                    if statement.isInteger(column) { slot.initialize(to: statement.int64(column) != 0) } else { slot.initialize(to: nil); read = false }
+                case .direct(let direct):
+                    read = direct.read(statement, column, into: slot)
                     column += 1
                 case .attribute:
                     let value = step.codec!.read(statement, column)

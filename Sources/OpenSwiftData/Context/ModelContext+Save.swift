@@ -177,14 +177,7 @@ extension ModelContext {
         for (offset, step) in entity.writePlan.enumerated() {
             let position = Int32(offset + 1)
             let value = backing.values[step.property.index]
-            switch step.kind {
-            case .string: if let string = value as? String { try statement.bind(text: string, at: position); continue }
-            case .date: if let date = value as? Date { try statement.bind(double: date.timeIntervalSinceReferenceDate, at: position); continue }
-            case .double: if let double = value as? Double { try statement.bind(double: double, at: position); continue }
-            case .int: if let int = value as? Int { try statement.bind(int64: Int64(int), at: position); continue }
-            case .bool: if let bool = value as? Bool { try statement.bind(int64: bool ? 1 : 0, at: position); continue }
-            case .other: break
-            }
+            if let direct = step.direct, try direct.bind(value, to: statement, at: position) { continue }
             if step.property.codec == nil, let target = relatedBacking(value), target.primaryKey <= 0 {
                 deferLink(step.property, target)
                 try statement.bind(.null, at: position)

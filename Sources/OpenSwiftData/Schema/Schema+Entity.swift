@@ -50,37 +50,25 @@ extension Schema {
 
         /// One column's share of writing a row.
         final class WriteStep {
-            /// `string`…`bool`: a non-optional primitive, bound directly; `other`: through `encode`.
-            enum Kind { case string, date, double, int, bool, other }
-            let kind: Kind
             let property: Property
+            /// Bound directly when set; otherwise through `encode`.
+            let direct: DirectColumn?
             init(_ property: Property) {
                 self.property = property
-                switch property.kind {
-                case .attribute where !property.isExternalStorage:
-                    switch property.metadata.valueType {
-                    case is String.Type: kind = .string
-                    case is Date.Type: kind = .date
-                    case is Double.Type: kind = .double
-                    case is Int.Type: kind = .int
-                    case is Bool.Type: kind = .bool
-                    default: kind = .other
-                    }
-                default: kind = .other
-                }
+                direct = property.direct
             }
         }
 
         /// One property's share of reading a row.
         final class ReadStep {
-            /// `string`…`bool`: a non-optional primitive, read straight from its column (the common
-            /// case, without the codec's closure); `attribute`: any other value, through the codec.
+            /// `direct`: a non-optional primitive, read straight from its column (the common case,
+            /// without the codec's closure); `attribute`: any other value, through the codec.
             enum Kind {
-                case string, date, double, int, bool, attribute, external, toOne, toMany, none
+                case direct(DirectColumn), attribute, external, toOne, toMany, none
                 /// Whether a nil read means the stored value is not of the property's type.
                 var isAttributeValue: Bool {
                     switch self {
-                    case .string, .date, .double, .int, .bool, .attribute: return true
+                    case .direct, .attribute: return true
                     case .external, .toOne, .toMany, .none: return false
                     }
                 }
@@ -93,15 +81,7 @@ extension Schema {
                 nilValue = property.nilValue()
                 switch property.kind {
                 case .attribute where property.isExternalStorage: kind = .external
-                case .attribute:
-                    switch property.metadata.valueType {
-                    case is String.Type: kind = .string
-                    case is Date.Type: kind = .date
-                    case is Double.Type: kind = .double
-                    case is Int.Type: kind = .int
-                    case is Bool.Type: kind = .bool
-                    default: kind = .attribute
-                    }
+                case .attribute: kind = property.direct.map { .direct($0) } ?? .attribute
                 case .toOne: kind = .toOne
                 case .toMany: kind = .toMany
                 case .unsupported: kind = .none
@@ -155,17 +135,22 @@ extension Schema {
             if let related = Entity.relatedType(of: metadata.valueType) {
                 kind = related.toMany ? .toMany(related.type) : .toOne(related.type)
                 codec = nil
+                direct = nil
             } else if let codec = metadata.makeCodec() {
                 kind = .attribute
                 self.codec = codec
+                direct = isExternalStorage ? nil : DirectColumn(metadata.valueType)
             } else {
                 kind = .unsupported(String(describing: metadata.valueType))
                 codec = nil
+                direct = nil
             }
         }
 
         /// How an attribute's values are stored (nil for relationships).
         let codec: ValueCodec?
+        /// Set for a non-optional primitive attribute read and bound without its codec.
+        let direct: DirectColumn?
         var hasColumn: Bool {
             switch kind {
             case .attribute, .toOne: return true
