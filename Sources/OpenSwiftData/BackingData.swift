@@ -17,7 +17,12 @@ public final class _BackingData {
     }
     /// Indexes of properties changed since the last save.
     var changed = IndexSetBits()
+    // The three one-byte fields are declared together so they share one word of the object.
     var state = State.detached
+    /// Whether the owner is in its context's list of changed models.
+    var isListedAsChanged = false
+    /// Whether the context's registry has an entry for this model.
+    var isRegistered = false
     /// The row's primary key; 0 before the first save, negative while temporary.
     var primaryKey: Int64 = 0
     weak var context: ModelContext?
@@ -25,8 +30,6 @@ public final class _BackingData {
     unowned(unsafe) var owner: AnyObject?
     /// The entity, known once the model is inserted or fetched.
     var entity: Schema.Entity?
-    /// Whether the owner is in its context's list of changed models.
-    var isListedAsChanged = false
     /// Lazily loaded values (external storage, to-many relationships) not read yet.
     var unloaded = IndexSetBits()
 
@@ -47,8 +50,6 @@ public final class _BackingData {
     }
     /// The rows fetched together with this one (for group faulting).
     var fetchGroup: FetchGroup?
-    /// Whether the context's registry has an entry for this model.
-    var isRegistered = false
     /// The model, held weakly, when its class has a `deinit` of its own (so `@Model` could not
     /// add the one that takes it out of the registry): how the registry knows it is gone.
     var weakOwner: WeakBox<AnyObject>? {

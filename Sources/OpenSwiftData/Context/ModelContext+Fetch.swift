@@ -15,7 +15,10 @@ extension ModelContext {
             let group = FetchGroup()
             // Rows of one table come once each; if none of them is in memory, skip the lookups.
             let fresh = pendingByKey.isEmpty && !registry.contains(entity: ObjectIdentifier(T.self))
-            while try statement.step() { result.append(try materialize(T.self, entity: entity, from: statement, group: group, fresh: fresh)) }
+            let rows = registry.rows(of: ObjectIdentifier(T.self))
+            while try statement.step() {
+                result.append(try materialize(T.self, entity: entity, from: statement, group: group, rows: rows, fresh: fresh))
+            }
             statement.reset()
             return result
         }
@@ -92,8 +95,9 @@ extension ModelContext {
                 : "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" IN (SELECT value FROM json_each(?))")
             try statement.bind([missing.count == 1 ? .integer(missing[0]) : .text("[" + missing.map(String.init).joined(separator: ",") + "]")])
             let group = FetchGroup()
+            let rows = registry.rows(of: ObjectIdentifier(T.self))
             while try statement.step() {
-                let model = try materialize(T.self, entity: entity, from: statement, group: group)
+                let model = try materialize(T.self, entity: entity, from: statement, group: group, rows: rows)
                 found[model.persistentBackingData.primaryKey] = model
             }
             statement.reset()
@@ -110,17 +114,18 @@ extension ModelContext {
         case .foreignKey(let column): ownerColumn = "t0.\(column)"
         case .joinTable(_, let column, _): ownerColumn = "t0j.\(quoted(column))"
         }
-        let rows = link.rows(of: entity, as: "t0", ownerKey: "x")
+        let linkRows = link.rows(of: entity, as: "t0", ownerKey: "x")
         let condition = owners.count == 1 ? "\(ownerColumn) = ?" : "\(ownerColumn) IN (SELECT value FROM json_each(?))"
         let order = link.joinTable == nil ? "t0.\"_pk\"" : "t0j.rowid"
         let statement = try connection.statement(
-            "SELECT \(entity.selectList), \(ownerColumn) \(rows.from) WHERE \(condition) ORDER BY \(order)")
+            "SELECT \(entity.selectList), \(ownerColumn) \(linkRows.from) WHERE \(condition) ORDER BY \(order)")
         try statement.bind([owners.count == 1 ? .integer(owners[0]) : .text("[" + owners.map(String.init).joined(separator: ",") + "]")])
         let ownerIndex = statement.columnCount - 1
         var result: [Int64: [T]] = [:]
         let group = FetchGroup()
+        let registered = registry.rows(of: ObjectIdentifier(T.self))
         while try statement.step() {
-            let model = try materialize(T.self, entity: entity, from: statement, group: group)
+            let model = try materialize(T.self, entity: entity, from: statement, group: group, rows: registered)
             result[statement.int64(ownerIndex), default: []].append(model)
         }
         statement.reset()
@@ -129,18 +134,21 @@ extension ModelContext {
 
     /// The registered object for the current row, or a new one built from its columns. Every row
     /// joins `group` (models already in memory keep the group they were fetched with).
-    /// With `fresh`, the caller knows that no model of this row is in memory (nor pending).
-    func materialize<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, from statement: Statement, group: FetchGroup, fresh: Bool = false) throws -> T {
+    /// `rows` is the registry's table of `T`, looked up once per statement. With `fresh`, the
+    /// caller knows that no model of this row is in memory (nor pending).
+    func materialize<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, from statement: Statement, group: FetchGroup,
+                                         rows: RowTable, fresh: Bool = false) throws -> T {
         let key = RegistryKey(entity: ObjectIdentifier(T.self), primaryKey: statement.int64(0))
         group.keys.append(key.primaryKey)
         if !fresh, !pendingByKey.isEmpty, let pending = pendingByKey[key] {
             if pending.persistentBackingData.fetchGroup == nil { pending.persistentBackingData.fetchGroup = group }
             return pending as! T
         }
-        if !fresh, let existing = registry[key], let object = existing.object {
+        if !fresh, let existing = rows[key.primaryKey], let object = existing.object {
             if existing.backing.fetchGroup == nil { existing.backing.fetchGroup = group }
             return unsafeDowncast(object, to: T.self)
         }
+        rows.prefetch(key.primaryKey)
         var unloaded = IndexSetBits()
         var storedDigests: [Int: BlobDigest] = [:]
         var failure: (index: Int, column: Int32)?
@@ -198,7 +206,7 @@ extension ModelContext {
         }
         let model = _BackingData.makeModel(T.self, around: backing)
         backing.owner = model
-        register(model, backing: backing, entity: key.entity, primaryKey: key.primaryKey)
+        register(model, backing: backing, in: rows, primaryKey: key.primaryKey)
         return model
     }
 

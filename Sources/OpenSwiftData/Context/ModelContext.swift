@@ -226,13 +226,13 @@ public final class ModelContext {
     }
 
     func register<T: PersistentModel>(_ model: T, entity: ObjectIdentifier, primaryKey: Int64) {
-        register(model, backing: model.persistentBackingData, entity: entity, primaryKey: primaryKey)
+        register(model, backing: model.persistentBackingData, in: registry.rows(of: entity), primaryKey: primaryKey)
     }
 
-    func register<T: PersistentModel>(_ model: T, backing: _BackingData, entity: ObjectIdentifier, primaryKey: Int64) {
+    func register<T: PersistentModel>(_ model: T, backing: _BackingData, in rows: RowTable, primaryKey: Int64) {
         backing.isRegistered = true
         if !T._unregistersOnDeinit && backing.weakOwner == nil { backing.weakOwner = WeakBox(model) }
-        registry[RegistryKey(entity: entity, primaryKey: primaryKey)] = Registered(backing: backing)
+        rows[primaryKey] = Registered(backing: backing)
     }
 
     /// Called by a backing data as its model is freed.
