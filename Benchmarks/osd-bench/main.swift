@@ -10,7 +10,9 @@
 //   walk_10k      fetch 10,000 parents and walk each one's 10 children   | C: two SELECTs, children grouped by parent
 //   cascade_1k    delete 1,000 parents and their 10,000 children, save     | C: DELETE children, DELETE parents, one transaction
 // Each figure prints the median time of both and the ratio (OpenSwiftData / C API); the relationship
-// figures also print how many SQL statements OpenSwiftData ran.
+// figures also print how many SQL statements OpenSwiftData ran. Every timed phase starts on a
+// trimmed heap (see `startClock`). OSD_BENCH_CLOCK=cpu times by thread CPU time instead of the wall
+// clock; OSD_BENCH_PROFILE=model or =c repeats one side's sorted fetch alone (see `profileFetch`).
 import CSQLite
 import Foundation
 import OpenSwiftData
@@ -76,6 +78,17 @@ func now() -> Double {
     return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
 }
 
+/// The start of a timed phase, on a trimmed heap (`malloc_trim`): each side pays for the memory it
+/// touches, as a fresh process would. Without it, the side that ran second reused pages the other
+/// had just freed; on this VM a page fault costs ~2.5 µs, and the ~11,000 of a sorted fetch moved
+/// either side's time by ~30 ms (15–25%), depending only on the order the two ran in.
+func startClock() -> Double {
+    _ = mallocTrim(0)
+    return now()
+}
+/// glibc's `malloc_trim` (declared in malloc.h, which the Glibc module does not import).
+let mallocTrim = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim"), to: (@convention(c) (Int) -> Int32).self)
+
 func removeStore(_ path: String) {
     for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
 }
@@ -109,13 +122,9 @@ func fetchC(_ db: OpaquePointer?, _ sql: String, _ lo: Double?, _ hi: Double?) -
     return out
 }
 
-func runC(_ rows: [Row], path: String, lo: Double, hi: Double) -> [String: Double] {
-    removeStore(path)
-    var db = openC(path)
-    exec(db, "CREATE TABLE entries(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, date REAL NOT NULL, notes TEXT NOT NULL)")
+func insertC(_ db: OpaquePointer?, _ rows: [Row]) {
     var st: OpaquePointer?
     sqlite3_prepare_v2(db, "INSERT INTO entries(id,title,date,notes) VALUES(?,?,?,?)", -1, &st, nil)
-    var t = now()
     exec(db, "BEGIN")
     for r in rows {
         sqlite3_bind_text(st, 1, r.id, -1, csqlite_transient())
@@ -126,15 +135,23 @@ func runC(_ rows: [Row], path: String, lo: Double, hi: Double) -> [String: Doubl
         sqlite3_reset(st)
     }
     exec(db, "COMMIT")
-    var result = ["insert": now() - t]
     sqlite3_finalize(st)
+}
+
+func runC(_ rows: [Row], path: String, lo: Double, hi: Double) -> [String: Double] {
+    removeStore(path)
+    var db = openC(path)
+    exec(db, "CREATE TABLE entries(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, date REAL NOT NULL, notes TEXT NOT NULL)")
+    var t = startClock()
+    insertC(db, rows)
+    var result = ["insert": now() - t]
     sqlite3_close(db)
     db = openC(path)
-    t = now()
+    t = startClock()
     let all = fetchC(db, "SELECT id,title,date,notes FROM entries ORDER BY date", nil, nil)
     result["fetch_sorted"] = now() - t
     precondition(all.count == rows.count)
-    t = now()
+    t = startClock()
     let slice = fetchC(db, "SELECT id,title,date,notes FROM entries WHERE date >= ?1 AND date < ?2 ORDER BY date", lo, hi)
     result["fetch_1pct"] = now() - t
     precondition(slice.count > rows.count / 200)
@@ -151,7 +168,7 @@ func runModel(_ rows: [Row], path: String, lo: Double, hi: Double) throws -> [St
     do {
         let container = try ModelContainer(for: Entry.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
         let context = try ModelContext(container)
-        let t = now()
+        let t = startClock()
         for r in rows {
             context.insert(Entry(id: r.id, title: r.title, date: Date(timeIntervalSince1970: r.date), notes: r.notes))
         }
@@ -164,13 +181,13 @@ func runModel(_ rows: [Row], path: String, lo: Double, hi: Double) throws -> [St
     }
     let container = try ModelContainer(for: Entry.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
     let context = try ModelContext(container)
-    var t = now()
+    var t = startClock()
     let all = try context.fetch(FetchDescriptor<Entry>(sortBy: [SortDescriptor(\.date)]))
     result["fetch_sorted"] = now() - t
     precondition(all.count == rows.count)
     let from = Date(timeIntervalSince1970: lo), to = Date(timeIntervalSince1970: hi)
     let fresh = try ModelContext(container)
-    t = now()
+    t = startClock()
     let slice = try fresh.fetch(FetchDescriptor<Entry>(predicate: #Predicate { $0.date >= from && $0.date < to }, sortBy: [SortDescriptor(\.date)]))
     result["fetch_1pct"] = now() - t
     precondition(slice.count > rows.count / 200)
@@ -179,12 +196,52 @@ func runModel(_ rows: [Row], path: String, lo: Double, hi: Double) throws -> [St
     return result
 }
 
+/// OSD_BENCH_PROFILE=model or =c: only that side's sorted fetch, repeated on one store, each
+/// time with its minor page faults (for `perf record`, and to see what the heap's state costs).
+func profileFetch(_ side: String, _ rows: [Row], reps: Int) throws {
+    func minorFaults() -> Int {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return usage.ru_minflt
+    }
+    let path = dir + "/osd-bench-profile.store"
+    removeStore(path)
+    defer { removeStore(path) }
+    var fetch: () throws -> [Any]  // freed after the clock stops, as in the benchmark
+    if side == "c" {
+        let db = openC(path)
+        exec(db, "CREATE TABLE entries(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, date REAL NOT NULL, notes TEXT NOT NULL)")
+        insertC(db, rows)
+        sqlite3_close(db)
+        let reopened = openC(path)
+        fetch = { fetchC(reopened, "SELECT id,title,date,notes FROM entries ORDER BY date", nil, nil) }
+    } else {
+        do {
+            let context = try ModelContext(try ModelContainer(for: Entry.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path))))
+            for r in rows { context.insert(Entry(id: r.id, title: r.title, date: Date(timeIntervalSince1970: r.date), notes: r.notes)) }
+            try context.save()
+        }
+        let container = try ModelContainer(for: Entry.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        fetch = { try ModelContext(container).fetch(FetchDescriptor<Entry>(sortBy: [SortDescriptor(\.date)])) }
+    }
+    for _ in 0..<reps {
+        let faults = minorFaults()
+        let t = startClock()
+        let fetched = try fetch()
+        print("\(side)\tfetch_sorted\t\(String(format: "%.4f", now() - t))\t\(fetched.count) rows\t\(minorFaults() - faults) page faults")
+    }
+}
+
 let args = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let n = args.first ?? 100_000
 let reps = args.count > 1 ? args[1] : 3
 let rows = makeRows(n)
-let lo = date0 + 0.5 * span, hi = lo + 0.01 * span
 let dir = FileManager.default.temporaryDirectory.path
+if let side = ProcessInfo.processInfo.environment["OSD_BENCH_PROFILE"] {
+    try profileFetch(side, rows, reps: reps)
+    exit(0)
+}
+let lo = date0 + 0.5 * span, hi = lo + 0.01 * span
 var samples: [String: (model: [Double], c: [Double])] = [:]
 print("# OpenSwiftData vs SQLite \(String(cString: sqlite3_libversion())) C API, \(n) rows, \(reps) repetitions, WAL, synchronous=NORMAL")
 for rep in 0..<reps {
@@ -235,7 +292,7 @@ func walkModel(_ path: String) throws -> (Double, Int, Int) {
     let context = try ModelContext(container)
     var statements = 0
     context.traceSQL { _ in statements += 1 }
-    let t = now()
+    let t = startClock()
     var sum = 0
     for parent in try context.fetch(FetchDescriptor<Parent>()) {
         for child in parent.children { sum += child.value }
@@ -245,7 +302,7 @@ func walkModel(_ path: String) throws -> (Double, Int, Int) {
 
 func walkC(_ path: String) -> (Double, Int) {
     let db = openC(path)
-    let t = now()
+    let t = startClock()
     struct P { var pk: Int64; var name: String; var children: [(String, Int)] = [] }
     var parents: [Int64: Int] = [:]
     var list: [P] = []
@@ -275,7 +332,7 @@ func cascadeModel(_ path: String) throws -> (Double, Int) {
     let context = try ModelContext(container)
     var statements = 0
     context.traceSQL { _ in statements += 1 }
-    let t = now()
+    let t = startClock()
     let limit = "p01000"
     for parent in try context.fetch(FetchDescriptor<Parent>(predicate: #Predicate { $0.name < limit })) { context.delete(parent) }
     try context.save()
@@ -288,7 +345,7 @@ func cascadeModel(_ path: String) throws -> (Double, Int) {
 func cascadeC(_ path: String) -> Double {
     let db = openC(path)
     exec(db, "PRAGMA foreign_keys=ON")
-    let t = now()
+    let t = startClock()
     exec(db, "BEGIN IMMEDIATE")
     exec(db, "DELETE FROM Child WHERE parent IN (SELECT _pk FROM Parent WHERE name < 'p01000')")
     exec(db, "DELETE FROM Parent WHERE name < 'p01000'")
