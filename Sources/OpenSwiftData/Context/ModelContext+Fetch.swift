@@ -153,47 +153,43 @@ extension ModelContext {
         var storedDigests: [Int: BlobDigest] = [:]
         var failure: (index: Int, column: Int32)?
         let plan = entity.readPlan
-        let values = ContiguousArray<Any?>(unsafeUninitializedCapacity: plan.count) { slots, initialized in
-            var column: Int32 = 1
-            for index in 0..<plan.count {
-                let slot = slots.baseAddress! + index
-                let step = plan[index]
-                var read = true  // false: the column does not hold a value of the property's type
-                switch step.kind {
-                case .direct(let direct):
-                    read = direct.read(statement, column, into: slot)
-                    column += 1
-                case .attribute:
-                    let value = step.codec!.read(statement, column)
-                    read = value != nil
-                    slot.initialize(to: value)
-                    column += 1
-                case .external:
-                    if statement.isText(column), let digest = BlobDigest(hex: statement.text(column)) {
-                        slot.initialize(to: ExternalFault(digest: digest))
-                        storedDigests[index] = digest
-                        unloaded.insert(index)
-                    } else {
-                        slot.initialize(to: step.nilValue)
-                    }
-                    column += 1
-                case .toOne:
-                    if statement.isNull(column) {
-                        slot.initialize(to: step.nilValue)
-                    } else {
-                        slot.initialize(to: ToOneFault(primaryKey: statement.int64(column)))
-                        unloaded.insert(index)
-                    }
-                    column += 1
-                case .toMany:
-                    slot.initialize(to: nil)
+        var column: Int32 = 1
+        let values = ValueSlots(count: plan.count) { slot, index in
+            let step = plan[index]
+            var read = true  // false: the column does not hold a value of the property's type
+            switch step.kind {
+            case .direct(let direct):
+                read = direct.read(statement, column, into: slot)
+                column += 1
+            case .attribute:
+                let value = step.codec!.read(statement, column)
+                read = value != nil
+                slot.initialize(to: value)
+                column += 1
+            case .external:
+                if statement.isText(column), let digest = BlobDigest(hex: statement.text(column)) {
+                    slot.initialize(to: ExternalFault(digest: digest))
+                    storedDigests[index] = digest
                     unloaded.insert(index)
-                case .none:
-                    slot.initialize(to: nil)
+                } else {
+                    slot.initialize(to: step.nilValue)
                 }
-                initialized += 1
-                if !read, failure == nil { failure = (index, column - 1) }
+                column += 1
+            case .toOne:
+                if statement.isNull(column) {
+                    slot.initialize(to: step.nilValue)
+                } else {
+                    slot.initialize(to: ToOneFault(primaryKey: statement.int64(column)))
+                    unloaded.insert(index)
+                }
+                column += 1
+            case .toMany:
+                slot.initialize(to: nil)
+                unloaded.insert(index)
+            case .none:
+                slot.initialize(to: nil)
             }
+            if !read, failure == nil { failure = (index, column - 1) }
         }
         if let failure {
             throw ModelError.corruptValue(model: entity.name, property: entity.properties[failure.index].name,

@@ -218,7 +218,7 @@ extension ModelContext {
             let key = RegistryKey(entity: ObjectIdentifier(type(of: model)), primaryKey: backing.primaryKey)
             if let other = registry[key]?.object, other !== model, let otherModel = other as? any PersistentModel {
                 // An upsert matched a row another object already stands for: both show the saved values.
-                otherModel.persistentBackingData.values = backing.values
+                otherModel.persistentBackingData.values.replace(with: backing.values.copy)
             }
             register(model, entity: key.entity, primaryKey: key.primaryKey)
         }

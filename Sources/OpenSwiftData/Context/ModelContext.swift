@@ -177,7 +177,7 @@ public final class ModelContext {
         }
         for model in changedList {
             let backing = model.persistentBackingData
-            if let snapshot = backing.snapshot { backing.values = snapshot }
+            if let snapshot = backing.snapshot { backing.values.replace(with: snapshot) }
             backing.snapshot = nil
             backing.changed.removeAll()
             backing.isListedAsChanged = false
