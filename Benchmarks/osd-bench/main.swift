@@ -79,11 +79,12 @@ func now() -> Double {
 }
 
 /// The start of a timed phase, on a trimmed heap (`malloc_trim`): each side pays for the memory it
-/// touches, as a fresh process would. Without it, the side that ran second reused pages the other
-/// had just freed; on this VM a page fault costs ~2.5 µs, and the ~11,000 of a sorted fetch moved
-/// either side's time by ~30 ms (15–25%), depending only on the order the two ran in.
+/// touches, as a fresh process would. Without it (OSD_BENCH_HEAP=untrimmed), a side often ran in
+/// pages the other had just freed, mostly the C side in ours (we free more); on this VM a page fault
+/// costs ~2.5 µs, and the ~11,000 of a sorted fetch moved either side's time by ~30 ms (15–25%).
+let trimsHeap = ProcessInfo.processInfo.environment["OSD_BENCH_HEAP"] != "untrimmed"
 func startClock() -> Double {
-    _ = mallocTrim(0)
+    if trimsHeap { _ = mallocTrim(0) }
     return now()
 }
 /// glibc's `malloc_trim` (declared in malloc.h, which the Glibc module does not import).
@@ -243,7 +244,7 @@ if let side = ProcessInfo.processInfo.environment["OSD_BENCH_PROFILE"] {
 }
 let lo = date0 + 0.5 * span, hi = lo + 0.01 * span
 var samples: [String: (model: [Double], c: [Double])] = [:]
-print("# OpenSwiftData vs SQLite \(String(cString: sqlite3_libversion())) C API, \(n) rows, \(reps) repetitions, WAL, synchronous=NORMAL")
+print("# OpenSwiftData vs SQLite \(String(cString: sqlite3_libversion())) C API, \(n) rows, \(reps) repetitions, WAL, synchronous=NORMAL, heap \(trimsHeap ? "trimmed" : "untrimmed") before each phase")
 for rep in 0..<reps {
     // Alternate which side runs first, so neither always pays for the other's dirty pages.
     var c: [String: Double] = [:], m: [String: Double] = [:]
