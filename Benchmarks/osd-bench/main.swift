@@ -85,7 +85,22 @@ func now() -> Double {
 let trimsHeap = ProcessInfo.processInfo.environment["OSD_BENCH_HEAP"] != "untrimmed"
 func startClock() -> Double {
     if trimsHeap { _ = mallocTrim(0) }
+    faultsAtStart = minorFaults()
     return now()
+}
+var faultsAtStart = 0
+
+/// This process's minor page faults so far (the first touch of each fresh page of memory).
+func minorFaults() -> Int {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return usage.ru_minflt
+}
+
+/// Records the phase `name` that began at `start`: its time, and its page faults under `name.faults`.
+func stopClock(_ start: Double, _ name: String, into result: inout [String: Double]) {
+    result[name] = now() - start
+    result[name + ".faults"] = Double(minorFaults() - faultsAtStart)
 }
 /// glibc's `malloc_trim` (declared in malloc.h, which the Glibc module does not import).
 let mallocTrim = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim"), to: (@convention(c) (Int) -> Int32).self)
@@ -145,16 +160,17 @@ func runC(_ rows: [Row], path: String, lo: Double, hi: Double) -> [String: Doubl
     exec(db, "CREATE TABLE entries(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, date REAL NOT NULL, notes TEXT NOT NULL)")
     var t = startClock()
     insertC(db, rows)
-    var result = ["insert": now() - t]
+    var result: [String: Double] = [:]
+    stopClock(t, "insert", into: &result)
     sqlite3_close(db)
     db = openC(path)
     t = startClock()
     let all = fetchC(db, "SELECT id,title,date,notes FROM entries ORDER BY date", nil, nil)
-    result["fetch_sorted"] = now() - t
+    stopClock(t, "fetch_sorted", into: &result)
     precondition(all.count == rows.count)
     t = startClock()
     let slice = fetchC(db, "SELECT id,title,date,notes FROM entries WHERE date >= ?1 AND date < ?2 ORDER BY date", lo, hi)
-    result["fetch_1pct"] = now() - t
+    stopClock(t, "fetch_1pct", into: &result)
     precondition(slice.count > rows.count / 200)
     sqlite3_close(db)
     removeStore(path)
@@ -175,7 +191,7 @@ func runModel(_ rows: [Row], path: String, lo: Double, hi: Double) throws -> [St
         }
         let t1 = now()
         try context.save()
-        result["insert"] = now() - t
+        stopClock(t, "insert", into: &result)
         if ProcessInfo.processInfo.environment["OSD_BENCH_PHASES"] != nil {
             print("  insert phases: objects+insert \(String(format: "%.3f", t1 - t)) s, save \(String(format: "%.3f", now() - t1)) s")
         }
@@ -184,13 +200,13 @@ func runModel(_ rows: [Row], path: String, lo: Double, hi: Double) throws -> [St
     let context = try ModelContext(container)
     var t = startClock()
     let all = try context.fetch(FetchDescriptor<Entry>(sortBy: [SortDescriptor(\.date)]))
-    result["fetch_sorted"] = now() - t
+    stopClock(t, "fetch_sorted", into: &result)
     precondition(all.count == rows.count)
     let from = Date(timeIntervalSince1970: lo), to = Date(timeIntervalSince1970: hi)
     let fresh = try ModelContext(container)
     t = startClock()
     let slice = try fresh.fetch(FetchDescriptor<Entry>(predicate: #Predicate { $0.date >= from && $0.date < to }, sortBy: [SortDescriptor(\.date)]))
-    result["fetch_1pct"] = now() - t
+    stopClock(t, "fetch_1pct", into: &result)
     precondition(slice.count > rows.count / 200)
     _ = all.count
     removeStore(path)
@@ -200,11 +216,6 @@ func runModel(_ rows: [Row], path: String, lo: Double, hi: Double) throws -> [St
 /// OSD_BENCH_PROFILE=model or =c: only that side's sorted fetch, repeated on one store, each
 /// time with its minor page faults (for `perf record`, and to see what the heap's state costs).
 func profileFetch(_ side: String, _ rows: [Row], reps: Int) throws {
-    func minorFaults() -> Int {
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        return usage.ru_minflt
-    }
     let path = dir + "/osd-bench-profile.store"
     removeStore(path)
     defer { removeStore(path) }
@@ -258,10 +269,11 @@ for rep in 0..<reps {
     for key in c.keys { samples[key, default: ([], [])].c.append(c[key]!); samples[key, default: ([], [])].model.append(m[key]!) }
 }
 func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
-print("figure\tOpenSwiftData_s\tC_API_s\tratio")
+print("figure\tOpenSwiftData_s\tC_API_s\tratio\tpage_faults(OpenSwiftData/C)")
 for key in ["insert", "fetch_sorted", "fetch_1pct"] {
     let m = median(samples[key]!.model), c = median(samples[key]!.c)
-    print("\(key)\t\(String(format: "%.4f", m))\t\(String(format: "%.4f", c))\t\(String(format: "%.2f", m / c))x")
+    let faults = "\(Int(median(samples[key + ".faults"]!.model)))/\(Int(median(samples[key + ".faults"]!.c)))"
+    print("\(key)\t\(String(format: "%.4f", m))\t\(String(format: "%.4f", c))\t\(String(format: "%.2f", m / c))x\t\(faults)")
 }
 
 // MARK: Relationships
