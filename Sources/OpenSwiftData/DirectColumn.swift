@@ -19,7 +19,7 @@ enum DirectColumn {
     }
 
     /// Initializes `slot` with the value in column `i` of the current row; false (and the slot
-    /// initialized to nil) when the column holds another type.
+    /// left uninitialized) when the column holds another type.
     @inline(__always)
     func read(_ statement: Statement, _ i: Int32, into slot: UnsafeMutablePointer<Any?>) -> Bool {
         switch self {
@@ -33,10 +33,7 @@ enum DirectColumn {
 
     @inline(__always)
     private func initialize<T>(_ slot: UnsafeMutablePointer<Any?>, _ value: T?) -> Bool {
-        guard let value else {
-            slot.initialize(to: nil)
-            return false
-        }
+        guard let value else { return false }
         slot.initialize(to: value)
         return true
     }

@@ -151,19 +151,21 @@ extension ModelContext {
         rows.prefetch(key.primaryKey)
         var unloaded = IndexSetBits()
         var storedDigests: [Int: BlobDigest] = [:]
-        var failure: (index: Int, column: Int32)?
         let plan = entity.readPlan
         var column: Int32 = 1
-        let values = ValueSlots(count: plan.count) { slot, index in
+        // A column that does not hold a value of its property's type stops the row; the slots
+        // filled so far are released.
+        func corrupt(_ index: Int) -> ModelError {
+            .corruptValue(model: entity.name, property: entity.properties[index].name, stored: "\(statement.column(column))")
+        }
+        let values = try ValueSlots(count: plan.count) { slot, index in
             let step = plan[index]
-            var read = true  // false: the column does not hold a value of the property's type
             switch step.kind {
             case .direct(let direct):
-                read = direct.read(statement, column, into: slot)
+                guard direct.read(statement, column, into: slot) else { throw corrupt(index) }
                 column += 1
             case .attribute:
-                let value = step.codec!.read(statement, column)
-                read = value != nil
+                guard let value = step.codec!.read(statement, column) else { throw corrupt(index) }
                 slot.initialize(to: value)
                 column += 1
             case .external:
@@ -189,11 +191,6 @@ extension ModelContext {
             case .none:
                 slot.initialize(to: nil)
             }
-            if !read, failure == nil { failure = (index, column - 1) }
-        }
-        if let failure {
-            throw ModelError.corruptValue(model: entity.name, property: entity.properties[failure.index].name,
-                                          stored: "\(statement.column(failure.column))")
         }
         let backing = _BackingData(values: values, primaryKey: key.primaryKey, entity: entity, unloaded: unloaded, context: self, fetchGroup: group)
         if !storedDigests.isEmpty {

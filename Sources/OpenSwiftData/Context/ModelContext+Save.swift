@@ -177,7 +177,7 @@ extension ModelContext {
         for (offset, step) in entity.writePlan.enumerated() {
             let position = Int32(offset + 1)
             let value = backing.values[step.property.index]
-            if let direct = step.direct, try direct.bind(value, to: statement, at: position) { continue }
+            if let direct = step.property.direct, try direct.bind(value, to: statement, at: position) { continue }
             if step.property.codec == nil, let target = relatedBacking(value), target.primaryKey <= 0 {
                 deferLink(step.property, target)
                 try statement.bind(.null, at: position)

@@ -48,31 +48,18 @@ extension Schema {
             upsertSQL = Self.insertSQL(table: table, columns: columns, upsert: true)
         }
 
-        /// One column's share of writing a row.
+        /// One column's share of writing a row: its property, in a class like `ReadStep`, so that
+        /// the per-row loop of a save takes a reference rather than a copy of the `Property` struct.
         final class WriteStep {
             let property: Property
-            /// Bound directly when set; otherwise through `encode`.
-            let direct: DirectColumn?
-            init(_ property: Property) {
-                self.property = property
-                direct = property.direct
-            }
+            init(_ property: Property) { self.property = property }
         }
 
         /// One property's share of reading a row.
         final class ReadStep {
             /// `direct`: a non-optional primitive, read straight from its column (the common case,
             /// without the codec's closure); `attribute`: any other value, through the codec.
-            enum Kind {
-                case direct(DirectColumn), attribute, external, toOne, toMany, none
-                /// Whether a nil read means the stored value is not of the property's type.
-                var isAttributeValue: Bool {
-                    switch self {
-                    case .direct, .attribute: return true
-                    case .external, .toOne, .toMany, .none: return false
-                    }
-                }
-            }
+            enum Kind { case direct(DirectColumn), attribute, external, toOne, toMany, none }
             let kind: Kind
             let codec: ValueCodec?
             let nilValue: Any?
