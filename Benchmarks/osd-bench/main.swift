@@ -78,11 +78,15 @@ func now() -> Double {
     return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
 }
 
+/// OSD_BENCH_HEAP=untrimmed: no trimming (see `startClock`).
+let trimsHeap = ProcessInfo.processInfo.environment["OSD_BENCH_HEAP"] != "untrimmed"
+/// glibc's `malloc_trim` (declared in malloc.h, which the Glibc module does not import).
+let mallocTrim = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim"), to: (@convention(c) (Int) -> Int32).self)
+
 /// The start of a timed phase, on a trimmed heap (`malloc_trim`): each side pays for the memory it
 /// touches, as a fresh process would. Without it (OSD_BENCH_HEAP=untrimmed), a side often ran in
 /// pages the other had just freed, mostly the C side in ours (we free more); on this VM a page fault
 /// costs ~2.5 µs, and the ~11,000 of a sorted fetch moved either side's time by ~30 ms (15–25%).
-let trimsHeap = ProcessInfo.processInfo.environment["OSD_BENCH_HEAP"] != "untrimmed"
 func startClock() -> Double {
     if trimsHeap { _ = mallocTrim(0) }
     faultsAtStart = minorFaults()
@@ -102,8 +106,6 @@ func stopClock(_ start: Double, _ name: String, into result: inout [String: Doub
     result[name] = now() - start
     result[name + ".faults"] = Double(minorFaults() - faultsAtStart)
 }
-/// glibc's `malloc_trim` (declared in malloc.h, which the Glibc module does not import).
-let mallocTrim = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim"), to: (@convention(c) (Int) -> Int32).self)
 
 func removeStore(_ path: String) {
     for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
