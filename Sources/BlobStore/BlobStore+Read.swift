@@ -19,12 +19,17 @@ extension BlobStore {
         return data
     }
 
-    /// Streams the blob in chunks of up to 1 MiB. With `verify`, the hash is checked after the
+    /// Streams the blob in chunks of up to 1 MiB (from the trash if it was removed and not yet pruned). With `verify`, the hash is checked after the
     /// last chunk: a corrupt blob throws, after its chunks were delivered, so a caller writing
     /// them somewhere must discard what it wrote (as `export(_:to:)` does).
     public func read(_ digest: BlobDigest, verify: Bool = false, chunk: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let path = self.path(for: digest)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        var path = self.path(for: digest)
+        var fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 && errno == ENOENT {
+            // Removed, and referenced again (a restored database): the trash still has it.
+            fd = open(trashPath(for: digest), O_RDONLY | O_CLOEXEC)
+            if fd >= 0 { path = trashPath(for: digest) } else { errno = ENOENT }
+        }
         guard fd >= 0 else { throw missingOrIO(digest, "open") }
         defer { close(fd) }
         let hasher = verify ? SHA256() : nil

@@ -1,67 +1,94 @@
 import Foundation
 
-// Removal and garbage collection. The rules are in the design notes at the top of BlobStore.swift.
+// Removal and garbage collection: nothing is deleted on first sight (design note 5 at the top of
+// BlobStore.swift).
 
 extension BlobStore {
-    /// What a sweep removed (or, in a dry run, would remove).
+    /// What a sweep did (or, in a dry run, would do).
     public struct SweepReport: Equatable, Sendable, Codable {
+        /// Unreferenced blobs moved into the trash.
         public var orphanBlobs = 0
+        public var orphanBytes: Int64 = 0
+        /// Their digests.
+        public var orphans: [BlobDigest] = []
+        /// Trashed blobs deleted for good (past the trash grace period, or all with `pruneNow`).
+        public var prunedBlobs = 0
+        /// Bytes given back to the file system: the pruned blobs'.
         public var bytesFreed: Int64 = 0
+        /// Referenced blobs found in the trash and put back.
+        public var restoredBlobs = 0
         public var tempFilesRemoved = 0
         public var dryRun = false
         /// Unreferenced blobs kept because they are younger than the grace period.
         public var keptYoung = 0
+        /// What the trash holds after the sweep.
+        public var trash = TrashSummary()
 
-        public init(orphanBlobs: Int = 0, bytesFreed: Int64 = 0, tempFilesRemoved: Int = 0, dryRun: Bool = false, keptYoung: Int = 0) {
-            self.orphanBlobs = orphanBlobs
-            self.bytesFreed = bytesFreed
-            self.tempFilesRemoved = tempFilesRemoved
-            self.dryRun = dryRun
-            self.keptYoung = keptYoung
-        }
+        public init(dryRun: Bool = false) { self.dryRun = dryRun }
     }
 
-    /// Removes one blob (after the rows referencing it were deleted and committed).
-    public func remove(_ digest: BlobDigest) throws {
-        let path = self.path(for: digest)
-        if unlink(path) != 0 && errno != ENOENT { throw BlobStoreError.io(path: path, operation: "unlink", errno: errno) }
-    }
+    /// Moves one blob to the trash (after the rows referencing it were deleted and committed).
+    public func remove(_ digest: BlobDigest) throws { try moveToTrash(digest) }
 
-    /// Removes those of `candidates` that `isReferenced` says nothing refers to any more, under the
-    /// exclusive lock (so no writer commits a new reference in between). Returns how many went.
+    /// Moves to the trash those of `candidates` that `isReferenced` says nothing refers to any
+    /// more, under the exclusive lock (so no writer commits a new reference in between). Returns
+    /// how many went.
     @discardableResult
     public func remove(_ candidates: Set<BlobDigest>, lockTimeout: TimeInterval = 600,
                        isReferenced: (BlobDigest) throws -> Bool) throws -> Int {
+        try refuseIfReadOnly()
         let lock = try FileLock(path: lockPath, mode: .exclusive, timeout: lockTimeout)
         defer { lock.unlock() }
         var removed = 0
         for digest in candidates.sorted() where try !isReferenced(digest) {
-            try remove(digest)
+            try moveToTrash(digest)
             removed += 1
         }
         return removed
     }
 
-    /// Removes every blob not in the referenced set and older than `gracePeriod`, and every temp
-    /// file older than it.
+    /// Garbage collection in three steps, under the store's exclusive lock: every referenced blob
+    /// found in the trash is put back; every blob not in the referenced set and older than
+    /// `gracePeriod` is moved to the trash (as are temp files older than it deleted); every
+    /// trashed blob older than `trashGracePeriod` (all of them with `pruneNow`) is deleted.
     ///
-    /// `referenced` is called while the store's lock is held exclusive, so no writer is between a
-    /// put and the commit of its reference: compute the set inside it, from the database.
+    /// `referenced` is called while the lock is held exclusive, so no writer is between a put and
+    /// the commit of its reference: compute the set inside it, from the database. It must throw
+    /// rather than return a set it is not sure of: everything outside the set goes to the trash.
     public func sweep(
-        gracePeriod: TimeInterval = 3600, dryRun: Bool = false, lockTimeout: TimeInterval = 600,
+        gracePeriod: TimeInterval = 3600, trashGracePeriod: TimeInterval = 7 * 86400, pruneNow: Bool = false,
+        dryRun: Bool = false, lockTimeout: TimeInterval = 600,
         referenced: () throws -> Set<BlobDigest>
     ) throws -> SweepReport {
+        try refuseIfReadOnly()
         let lock = try FileLock(path: lockPath, mode: .exclusive, timeout: lockTimeout)
         defer { lock.unlock() }
         let keep = try referenced()
-        let cutoff = Date().timeIntervalSince1970 - gracePeriod
+        let now = Date().timeIntervalSince1970
+        let cutoff = now - gracePeriod
         var report = SweepReport(dryRun: dryRun)
+        if mkdir(trashPath, 0o755) != 0 && errno != EEXIST { throw BlobStoreError.io(path: trashPath, operation: "mkdir", errno: errno) }
+        // 1. Referenced again (a restored database, a re-import): back from the trash.
+        var trashed: [(digest: BlobDigest, info: stat)] = []
+        try forEachEntry(in: trashPath) { path, _ in
+            let name = path[path.index(after: path.lastIndex(of: "/")!)...]
+            var info = stat()
+            guard let digest = BlobDigest(exactHex: String(name)), lstat(path, &info) == 0 else { return }
+            if keep.contains(digest) {
+                report.restoredBlobs += 1
+                if !dryRun { try restoreFromTrash(digest) }
+            } else {
+                trashed.append((digest, info))
+            }
+        }
         try forEachEntry(in: tmpPath) { path, _ in
             var info = stat()
             guard lstat(path, &info) == 0, mtime(info) < cutoff else { return }
             report.tempFilesRemoved += 1
             if !dryRun { unlink(path) }
         }
+        // 2. Orphans to the trash.
+        var moved: [BlobDigest] = []
         try forEachBlobEntry { digest, directory, name in
             // Referenced blobs are never even stat'ed: the common case costs one set lookup.
             guard let digest, !keep.contains(digest) else { return }  // stray files are reported by verify, never removed
@@ -72,9 +99,20 @@ extension BlobStore {
                 return
             }
             report.orphanBlobs += 1
-            report.bytesFreed += Int64(info.st_size)
-            if !dryRun { unlinkat(directory, name, 0) }
+            report.orphanBytes += Int64(info.st_size)
+            moved.append(digest)
         }
+        if !dryRun { for digest in moved { try moveToTrash(digest) } }
+        report.orphans = moved.sorted()
+        // 3. Past the trash's grace period: gone for good.
+        let trashCutoff = now - trashGracePeriod
+        for (digest, info) in trashed {
+            guard pruneNow || mtime(info) < trashCutoff else { continue }
+            report.prunedBlobs += 1
+            report.bytesFreed += Int64(info.st_size)
+            if !dryRun { unlink(trashPath(for: digest)) }
+        }
+        report.trash = try trashSummary()
         return report
     }
 

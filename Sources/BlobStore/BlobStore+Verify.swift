@@ -17,43 +17,72 @@ extension BlobStore {
         public var temporary: [String] = []
         /// Blobs present but not in the expected set (only when one was given).
         public var unexpected: [BlobDigest] = []
+        /// Those of `missing` that the trash still holds (a sweep puts them back).
+        public var inTrash: [BlobDigest] = []
+        /// What the trash holds.
+        public var trash = BlobStore.TrashSummary()
 
         public var isHealthy: Bool { missing.isEmpty && corrupt.isEmpty }
 
         public init() {}
     }
 
+    /// Re-hashes blobs and reports problems; `expected` is the set of digests that must be present.
+    public func verify(expected: Set<BlobDigest>?, only: Set<BlobDigest>? = nil,
+                       progress: ((Int, Int64) -> Void)? = nil) throws -> VerifyReport {
+        try verify(expected: expected.map { set in { set } }, only: only, progress: progress)
+    }
+
     /// Re-hashes blobs and reports problems.
     ///
     /// - Parameters:
-    ///   - expected: the digests that must be present (say, every referenced one); nil to just check what is there.
+    ///   - expected: the digests that must be present (say, every referenced one), or nil to just
+    ///     check what is there. Called with the store's lock held shared, as is the listing of the
+    ///     tree: no removal (which takes it exclusive) falls between the two, so a blob removed
+    ///     after its last reference went is not reported missing.
     ///   - only: limit re-hashing to these digests (the rest of the tree is still listed).
     ///   - progress: called after each blob with (blobs done, bytes done).
-    public func verify(expected: Set<BlobDigest>? = nil, only: Set<BlobDigest>? = nil,
+    public func verify(expected: (() throws -> Set<BlobDigest>)? = nil, only: Set<BlobDigest>? = nil,
                        progress: ((Int, Int64) -> Void)? = nil) throws -> VerifyReport {
         var report = VerifyReport()
         var present = Set<BlobDigest>()
-        try forEachEntry(in: tmpPath) { path, _ in report.temporary.append(path) }
-        try forEachBlob { digest, path in
-            guard let digest else {
-                report.stray.append(path)
-                return
+        var paths: [(BlobDigest, String)] = []
+        var wanted: Set<BlobDigest>?
+        do {
+            let lock = isReadOnly ? nil : try FileLock(path: lockPath, mode: .shared)
+            defer { lock?.unlock() }
+            wanted = try expected?()
+            if access(tmpPath, F_OK) == 0 { try forEachEntry(in: tmpPath) { path, _ in report.temporary.append(path) } }
+            if access(blobsPath, F_OK) == 0 {
+                try forEachBlob { digest, path in
+                    guard let digest else {
+                        report.stray.append(path)
+                        return
+                    }
+                    present.insert(digest)
+                    paths.append((digest, path))
+                }
             }
-            present.insert(digest)
-            if let only, !only.contains(digest) { return }
+            report.trash = try trashSummary()
+        }
+        for (digest, _) in paths {
+            if let only, !only.contains(digest) { continue }
             var size: Int64 = 0
             do {
                 try read(digest, verify: true) { size += Int64($0.count) }
             } catch BlobStoreError.corrupt {
                 report.corrupt.append(digest)
+            } catch BlobStoreError.missing {
+                continue  // removed since the listing: by then nothing referenced it
             }
             report.checked += 1
             report.bytesChecked += size
             progress?(report.checked, report.bytesChecked)
         }
-        if let expected {
-            report.missing = expected.subtracting(present).sorted()
-            report.unexpected = present.subtracting(expected).sorted()
+        if let wanted {
+            report.missing = wanted.subtracting(present).sorted()
+            report.unexpected = present.subtracting(wanted).sorted()
+            report.inTrash = report.missing.filter(trashContains)
         }
         report.corrupt.sort()
         report.stray.sort()

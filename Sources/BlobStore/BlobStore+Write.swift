@@ -32,6 +32,7 @@ extension BlobStore {
 
     /// A temp file in ROOT/tmp, open for writing.
     func makeTemporaryFile() throws -> (fd: Int32, path: String) {
+        try refuseIfReadOnly()
         let path = "\(tmpPath)/\(UUID().uuidString).part"
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         try check(fd, "create", path)
@@ -39,8 +40,12 @@ extension BlobStore {
         return (fd, path)
     }
 
-    /// Publishes a complete, synced temp file under its digest (rule 2). Returns false on a duplicate.
-    func publish(temporary path: String, as digest: BlobDigest, createdDirectories: inout Set<String>) throws -> Bool {
+    enum Published { case new, duplicate, repaired }
+
+    /// Publishes a complete, synced temp file under its digest (rule 2). A name already taken is
+    /// a duplicate hit: the stored file is checked (size, then hash) and replaced from the temp
+    /// file when it is damaged (rule 7).
+    func publish(temporary path: String, as digest: BlobDigest, createdDirectories: inout Set<String>) throws -> Published {
         let directory = self.directory(for: digest)
         if mkdir(directory, 0o755) == 0 {
             createdDirectories.insert(directory)
@@ -52,13 +57,38 @@ extension BlobStore {
             CrashPoint.reach(.linked)
             unlink(path)
             CrashPoint.reach(.tempUnlinked)
-            return true
+            return .new
         }
         let code = errno
-        unlink(path)
-        guard code == EEXIST else { throw BlobStoreError.io(path: final, operation: "link", errno: code) }
-        touch(final)
-        return false
+        guard code == EEXIST else {
+            unlink(path)
+            throw BlobStoreError.io(path: final, operation: "link", errno: code)
+        }
+        var info = stat()
+        if stat(path, &info) == 0, isIntact(digest, size: Int64(info.st_size)) {
+            unlink(path)
+            touch(final)
+            return .duplicate
+        }
+        // The stored copy is damaged: the new bytes hash to the name, so they take its place.
+        guard rename(path, final) == 0 else {
+            let code = errno
+            unlink(path)
+            throw BlobStoreError.io(path: final, operation: "repair", errno: code)
+        }
+        return .repaired
+    }
+
+    /// Whether the stored blob has `size` bytes and hashes to its name.
+    func isIntact(_ digest: BlobDigest, size: Int64) -> Bool {
+        var info = stat()
+        guard stat(path(for: digest), &info) == 0, Int64(info.st_size) == size else { return false }
+        do {
+            try read(digest, verify: true) { _ in }
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Refreshes a blob's mtime so that a sweep's grace period protects it.
@@ -80,6 +110,9 @@ public final class BlobBatch {
     private static let chunkSize = 1 << 20
     /// Below this, hashing on a second thread costs more than it saves.
     private static let parallelHashThreshold = 64 << 10
+
+    /// Stored blobs that were found damaged by a duplicate put and rewritten from its bytes.
+    public private(set) var repaired: [BlobDigest] = []
 
     public init(store: BlobStore) { self.store = store }
 
@@ -201,7 +234,11 @@ public final class BlobBatch {
         do {
             for (index, item) in items.enumerated() {
                 do {
-                    _ = try store.publish(temporary: item.path, as: item.digest, createdDirectories: &created)
+                    if try store.publish(temporary: item.path, as: item.digest, createdDirectories: &created) == .repaired {
+                        lock.lock()
+                        repaired.append(item.digest)
+                        lock.unlock()
+                    }
                     touched.insert(store.directory(for: item.digest))
                 } catch {
                     for rest in items[(index + 1)...] { unlink(rest.path) }
@@ -274,5 +311,30 @@ func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ path: String) thro
             throw BlobStoreError.io(path: path, operation: "write", errno: errno)
         }
         offset += n
+    }
+}
+
+extension BlobStore {
+    /// What `ensure(_:from:)` found.
+    public enum EnsureOutcome: Equatable, Sendable {
+        /// The stored blob was whole.
+        case intact
+        /// It was damaged, and rewritten.
+        case repaired
+        /// It was missing (or only in the trash), and written.
+        case restored
+    }
+
+    /// Checks the stored blob `digest` (size, then hash) against bytes that hash to it, and
+    /// rewrites it from them when it is damaged or missing. Throws `corrupt` if `data` does not
+    /// hash to `digest`.
+    public func ensure(_ digest: BlobDigest, from data: Data) throws -> EnsureOutcome {
+        if isIntact(digest, size: Int64(data.count)) { return .intact }
+        let existed = access(path(for: digest), F_OK) == 0
+        let batch = BlobBatch(store: self)
+        let result = try batch.put(data)
+        guard result.digest == digest else { throw BlobStoreError.corrupt(digest, actual: result.digest) }
+        try batch.commit()
+        return existed ? .repaired : .restored
     }
 }

@@ -3,7 +3,9 @@
 // DESIGN NOTES: the rules that make crash safety hold
 // ===================================================
 // Layout: ROOT/sha256/ab/abcdef… (two-hex fan-out, full lower-case digest as the name),
-// ROOT/tmp/ for writes in progress, ROOT/lock for the advisory lock. See docs/storage-format.md.
+// ROOT/tmp/ for writes in progress, ROOT/lock for the advisory lock, ROOT/trash/ for removed blobs
+// waiting out their grace period, ROOT/owner for the identity of the store that owns the folder.
+// See docs/storage-format.md.
 //
 // (1) A blob's final name only ever names a complete file. A write goes to ROOT/tmp/<random>,
 //     hashing while it copies; the temp file is fsync'ed before it gets its final name.
@@ -20,14 +22,24 @@
 //     committed reference always names a durable, complete blob. A crash before the commit leaves
 //     an unreferenced blob (an orphan) or a temp file: never a dangling reference.
 // (5) Deleting: the referencing rows are deleted and committed first, the blobs removed after.
-//     A crash in between leaves orphans, which `sweep` removes.
+//     A crash in between leaves orphans, which `sweep` removes. "Removed" means moved (rename(2),
+//     same file system) into ROOT/trash/, its mtime set to the time of removal first; only a later
+//     sweep deletes a trashed blob, once it has been there for the trash grace period (default 7
+//     days). A sweep first takes back from the trash every blob that is referenced again, and a
+//     read of a blob missing from sha256/ looks in the trash: a restored database finds its photos.
 // (6) Writers hold ROOT/lock shared from their first put until their commit (`writeLock()`);
 //     `sweep` holds it exclusive while it computes the referenced set and removes. A sweep
 //     therefore never sees a blob whose reference is about to commit. Independently, a sweep
 //     removes only blobs and temp files older than its grace period (default one hour), which
 //     protects writers that do not take the lock.
 // (7) Nothing trusts a name: verifying reads and `verify()` re-hash content, and a copy out of
-//     the store (`export`) publishes its destination only when the hash matched.
+//     the store (`export`) publishes its destination only when the hash matched. A put whose
+//     digest is already stored checks the stored file (size, then hash) and replaces it from the
+//     new bytes when it is damaged: the one case where a final name gets new content, always
+//     content that hashes to the name.
+// (8) A store's owner is recorded in ROOT/owner (written once, by temp file and rename). Whoever
+//     sweeps compares it with the identity in its database first: an empty, replaced or foreign
+//     database must never decide what is unreferenced.
 import Foundation
 
 /// A content-addressed, crash-safe blob directory.
@@ -42,14 +54,22 @@ public final class BlobStore: @unchecked Sendable {
     let blobsPath: String
     let tmpPath: String
     let lockPath: String
+    let trashPath: String
+    let ownerPath: String
+    /// Opened without creating anything: writes and sweeps are refused.
+    public let isReadOnly: Bool
 
-    /// Opens (creating if needed) the store at `root`.
-    public init(root: URL) throws {
+    /// Opens (creating if needed) the store at `root`; with `readOnly`, creates nothing and takes no lock.
+    public init(root: URL, readOnly: Bool = false) throws {
         self.root = root
         blobsPath = root.appendingPathComponent("sha256").path
         tmpPath = root.appendingPathComponent("tmp").path
         lockPath = root.appendingPathComponent("lock").path
-        for path in [root.path, blobsPath, tmpPath] {
+        trashPath = root.appendingPathComponent("trash").path
+        ownerPath = root.appendingPathComponent("owner").path
+        isReadOnly = readOnly
+        guard !readOnly else { return }
+        for path in [root.path, blobsPath, tmpPath, trashPath] {
             if mkdir(path, 0o755) != 0 && errno != EEXIST { throw BlobStoreError.io(path: path, operation: "mkdir", errno: errno) }
         }
     }
@@ -58,6 +78,7 @@ public final class BlobStore: @unchecked Sendable {
     public func url(for digest: BlobDigest) -> URL { URL(fileURLWithPath: path(for: digest)) }
 
     func path(for digest: BlobDigest) -> String { "\(blobsPath)/\(digest.prefix)/\(digest.hex)" }
+    func trashPath(for digest: BlobDigest) -> String { "\(trashPath)/\(digest.hex)" }
     func directory(for digest: BlobDigest) -> String { "\(blobsPath)/\(digest.prefix)" }
 
     /// Takes the store's lock shared: hold it from the first put until the referencing commit.

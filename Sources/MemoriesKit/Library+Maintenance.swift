@@ -4,9 +4,21 @@ import OpenSwiftData
 
 /// `gc`'s report, as printed with `--json`.
 public struct GCReport: Codable, Equatable {
+    /// Unused stored files moved to the trash.
     public var orphanBlobs: Int
+    public var orphanBytes: Int64
+    /// Their SHA-256s.
+    public var orphans: [String]
+    /// Trashed files deleted for good (past the grace period, or all with `--prune-now`).
+    public var prunedBlobs: Int
+    /// Bytes given back to the disk (the pruned files').
     public var bytesFreed: Int64
+    /// Files in use again (a restored store) taken back from the trash.
+    public var restoredBlobs: Int
     public var tempFilesRemoved: Int
+    /// What the trash holds afterwards.
+    public var trashBlobs: Int
+    public var trashBytes: Int64
     public var dryRun: Bool
 }
 
@@ -16,8 +28,14 @@ public struct VerifyReport: Codable, Equatable {
     public var blobsChecked: Int
     public var missing: [String]
     public var corrupt: [String]
+    /// Of `missing`, those the trash still holds (`memories gc` puts them back).
+    public var inTrash: [String]
     public var orphans: Int
+    public var trashBlobs: Int
+    public var trashBytes: Int64
     public var database: String
+    /// Other reasons the library is not healthy, in words.
+    public var problems: [String]
 }
 
 extension Library {
@@ -28,14 +46,20 @@ extension Library {
         try context.save()
     }
 
-    /// Removes orphan blobs and abandoned temp files. Safe while another process imports: the
-    /// blob store's lock keeps a sweep out of any put-to-commit window.
-    public func collectGarbage(dryRun: Bool, gracePeriod: TimeInterval = 0) throws -> GCReport {
-        let report = try container.collectGarbage(gracePeriod: gracePeriod, dryRun: dryRun)
-        return GCReport(orphanBlobs: report.orphanBlobs, bytesFreed: report.bytesFreed, tempFilesRemoved: report.tempFilesRemoved, dryRun: dryRun)
+    /// Moves unused stored files to the trash (and back, those in use again), deletes trashed
+    /// files older than `trashGracePeriod` (all with `pruneNow`), and removes abandoned temp files.
+    /// Refuses, removing nothing, when the store is damaged, foreign or newer (see
+    /// `ModelContainer.referencedBlobDigests`). Safe while another process imports: the blob
+    /// store's lock keeps a sweep out of any put-to-commit window.
+    public func collectGarbage(dryRun: Bool, pruneNow: Bool = false, trashGracePeriod: TimeInterval = 7 * 86400) throws -> GCReport {
+        let report = try container.collectGarbage(gracePeriod: 0, trashGracePeriod: trashGracePeriod, pruneNow: pruneNow, dryRun: dryRun)
+        return GCReport(orphanBlobs: report.orphanBlobs, orphanBytes: report.orphanBytes, orphans: report.orphans.map(\.hex), prunedBlobs: report.prunedBlobs,
+                        bytesFreed: report.bytesFreed, restoredBlobs: report.restoredBlobs, tempFilesRemoved: report.tempFilesRemoved,
+                        trashBlobs: report.trash.count, trashBytes: report.trash.bytes, dryRun: dryRun)
     }
 
-    /// SQLite's integrity check, and every referenced blob present with the right hash.
+    /// SQLite's integrity check, and every referenced blob present with the right hash. A store
+    /// that references no photo beside a folder that holds some is not healthy either.
     public func verify(progress: ((Int, Int64) -> Void)? = nil) throws -> VerifyReport {
         let integrity: String
         do {
@@ -44,8 +68,28 @@ extension Library {
             integrity = "\(error)"
         }
         let blobs = try container.verifyExternalStorage(progress: progress)
-        return VerifyReport(ok: integrity == "ok" && blobs.isHealthy, blobsChecked: blobs.checked,
-                            missing: blobs.missing.map(\.hex), corrupt: blobs.corrupt.map(\.hex),
-                            orphans: blobs.unexpected.count, database: integrity)
+        var problems: [String] = []
+        let rows = try context.fetchCount(FetchDescriptor<MemoryImage>())
+        if rows == 0 && !blobs.unexpected.isEmpty {
+            problems.append("the store has no photos but its folder holds \(blobs.unexpected.count) stored files: if photos are missing from "
+                            + "`memories list`, restore library.store from a backup; if not, `memories gc` moves the files to the trash")
+        }
+        if !blobs.inTrash.isEmpty {
+            problems.append("\(blobs.inTrash.count) missing photos are in the trash: `memories gc` puts them back")
+        }
+        return VerifyReport(ok: integrity == "ok" && blobs.isHealthy && problems.isEmpty, blobsChecked: blobs.checked,
+                            missing: blobs.missing.map(\.hex), corrupt: blobs.corrupt.map(\.hex), inTrash: blobs.inTrash.map(\.hex),
+                            orphans: blobs.unexpected.count, trashBlobs: blobs.trash.count, trashBytes: blobs.trash.bytes,
+                            database: integrity, problems: problems)
+    }
+}
+
+extension Library {
+    /// A stored file for people: its SHA-256 and the photos (file name and memory) it is the original of.
+    public func describeBlob(_ hex: String) throws -> String {
+        let images = try context.fetch(FetchDescriptor<MemoryImage>(predicate: #Predicate { $0.sha256 == hex }))
+        guard !images.isEmpty else { return "\(hex) (a thumbnail, or a file no photo uses)" }
+        let uses = images.map { "\($0.filename) in '\($0.memory?.title ?? "?")'" }
+        return "\(hex) (\(uses.joined(separator: ", ")))"
     }
 }

@@ -21,18 +21,48 @@ public final class Library {
         return URL(fileURLWithPath: home).appendingPathComponent(".local/share/memories")
     }
 
-    /// Opens the library, creating it on first use.
-    public init(directory: URL) throws {
+    /// Whether the library was opened for reading only (`list`, `show`, `export`, `verify`).
+    public let isReadOnly: Bool
+
+    /// Opens the library. A writing open creates it on first use; a read-only one creates, migrates
+    /// and writes nothing (and works on a folder that cannot be written), and a library that does
+    /// not exist is an error.
+    ///
+    /// Either way the store must be the one its photo folder belongs to: an emptied, deleted or
+    /// replaced `library.store` beside stored photos is refused with what to do, before anything
+    /// could conclude that the photos are unused.
+    public init(directory: URL, readOnly: Bool = false) throws {
         self.directory = directory
+        isReadOnly = readOnly
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), !isDirectory.boolValue {
-            throw LibraryError.notADirectory(directory.path)
+        let exists = FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory)
+        if exists, !isDirectory.boolValue { throw LibraryError.notADirectory(directory.path) }
+        let store = directory.appendingPathComponent("library.store")
+        if readOnly {
+            guard exists, FileManager.default.fileExists(atPath: store.path) else {
+                throw LibraryError.noLibrary(directory.path, photosLeft: Self.holdsPhotos(directory))
+            }
+        } else {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let schema = Schema([Memory.self, MemoryImage.self])
-        container = try ModelContainer(for: schema, configurations: [ModelConfiguration(schema: schema, url: directory.appendingPathComponent("library.store"))])
+        do {
+            container = try ModelContainer(for: schema, configurations: [ModelConfiguration(schema: schema, url: store, allowsSave: !readOnly)])
+        } catch ModelError.storeNotMigrated(let missing) where readOnly {
+            // An empty store file (or one from an older version): reading cannot create what is missing.
+            guard Self.holdsPhotos(directory) else { throw ModelError.storeNotMigrated(missing: missing) }
+            throw LibraryError.noLibrary(directory.path, photosLeft: true)
+        }
+        if let problem = container.identityProblem { throw problem }
         context = try ModelContext(container)
-        try SearchIndex.install(on: context)
+        if !readOnly && container.writeRefusal == nil { try SearchIndex.install(on: context) }
+    }
+
+    /// Whether the library's photo folder holds stored photos (with or without a store beside it).
+    static func holdsPhotos(_ directory: URL) -> Bool {
+        let root = directory.appendingPathComponent(".library_SUPPORT")
+        guard FileManager.default.fileExists(atPath: root.path) else { return false }
+        return (try? BlobStore(root: root, readOnly: true).hasBlobs()) ?? false
     }
 
     // MARK: Finding memories

@@ -9,6 +9,8 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case destinationNotEmpty(String)
     case damagedImage(filename: String, reason: String)
     case invalidDate(String)
+    /// No library at this folder; `photosLeft` when its photo folder is there without a store.
+    case noLibrary(String, photosLeft: Bool)
 
     public var errorDescription: String? {
         switch self {
@@ -24,6 +26,11 @@ public enum LibraryError: Error, Equatable, LocalizedError {
             return "\(path) is not empty; export into a new or empty folder"
         case .damagedImage(let filename, let reason):
             return "\(filename) is damaged in the library and was not exported: \(reason) (run `memories verify`)"
+        case .noLibrary(let path, let photosLeft):
+            return photosLeft
+                ? "\(path)/library.store is missing or empty, but \(path)/.library_SUPPORT holds photos: restore library.store from a backup "
+                    + "(a library.store.backup-* file beside it, if any); nothing was changed"
+                : "there is no library at \(path) (check --library or $MEMORIES_LIBRARY; `memories import` creates one)"
         case .invalidDate(let text):
             return "'\(text)' is not a date; use YYYY-MM-DD or an ISO 8601 date-time"
         }

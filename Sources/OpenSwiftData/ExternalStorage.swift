@@ -8,10 +8,10 @@ final class ExternalStorage: @unchecked Sendable {
     private var memory: [BlobDigest: Data] = [:]
     private let lock = NSLock()
 
-    init(storeURL: URL?) throws {
+    init(storeURL: URL?, readOnly: Bool = false) throws {
         if let storeURL {
             let name = storeURL.deletingPathExtension().lastPathComponent
-            blobs = try BlobStore(root: storeURL.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT"))
+            blobs = try BlobStore(root: storeURL.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT"), readOnly: readOnly)
         } else {
             blobs = nil
         }
@@ -45,6 +45,11 @@ final class ExternalStorage: @unchecked Sendable {
         /// Makes every put durable (before the SQLite commit that references them).
         func commit() throws {
             try batch?.commit()
+            if let repaired = batch?.repaired, !repaired.isEmpty {
+                storage.lock.lock()
+                storage.repaired += repaired
+                storage.lock.unlock()
+            }
             if !memory.isEmpty {
                 storage.lock.lock()
                 storage.memory.merge(memory) { a, _ in a }
@@ -55,6 +60,9 @@ final class ExternalStorage: @unchecked Sendable {
         /// Releases the write lock (after the SQLite commit).
         func finish() { lock?.unlock() }
     }
+
+    /// Stored blobs found damaged by a save that wrote the same bytes, and rewritten from them.
+    private(set) var repaired: [BlobDigest] = []
 
     /// How many external values were read (tests check that fetches read none).
     private(set) var readCount = 0

@@ -14,6 +14,10 @@ public struct ModelConfiguration: Sendable {
     public var schema: Schema?
     public var isStoredInMemoryOnly: Bool
     public var url: URL
+    /// Whether contexts may save. With false, the store is opened read-only: nothing is created,
+    /// migrated or written (a save throws `ModelError.readOnlyStore`), and a store in a folder that
+    /// cannot be written can still be read.
+    public var allowsSave: Bool
     public var uniquenessPolicy: UniquenessPolicy = .upsert
 
     /// The default store: `default.store` in the current directory, or `$OPENSWIFTDATA_STORE_DIR`.
@@ -22,18 +26,21 @@ public struct ModelConfiguration: Sendable {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     }
 
-    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, uniquenessPolicy: UniquenessPolicy = .upsert) {
+    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true,
+                uniquenessPolicy: UniquenessPolicy = .upsert) {
         self.name = name ?? "default"
         self.schema = schema
         self.isStoredInMemoryOnly = isStoredInMemoryOnly
+        self.allowsSave = allowsSave
         self.url = Self.defaultDirectory.appendingPathComponent("\(self.name).store")
         self.uniquenessPolicy = uniquenessPolicy
     }
 
-    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, uniquenessPolicy: UniquenessPolicy = .upsert) {
+    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true, uniquenessPolicy: UniquenessPolicy = .upsert) {
         self.name = name ?? url.deletingPathExtension().lastPathComponent
         self.schema = schema
         self.isStoredInMemoryOnly = false
+        self.allowsSave = allowsSave
         self.url = url
         self.uniquenessPolicy = uniquenessPolicy
     }

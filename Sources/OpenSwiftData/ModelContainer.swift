@@ -19,6 +19,11 @@ public final class ModelContainer: @unchecked Sendable {
     private let lock = NSLock()
     /// The blob store (or memory) of `@Attribute(.externalStorage)` values, when the schema has any.
     let external: ExternalStorage?
+    /// Why saves are refused (a read-only or newer store), nil when they are not.
+    public private(set) var writeRefusal: ModelError?
+    /// Set when the store is not the one its external-storage folder belongs to (emptied,
+    /// replaced, foreign): garbage collection and verification refuse with it.
+    public private(set) var identityProblem: ModelError?
 
     public convenience init(for types: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
         try self.init(for: Schema(types), configurations: configurations)
@@ -37,24 +42,81 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     /// Opens the store, migrating it to `schema`: automatically, or through `migrationPlan`'s stages.
+    ///
+    /// With `allowsSave: false` nothing is created, migrated or written. A store whose own record
+    /// shows it was written by a newer version of the app (see `StoreRecord`) is not migrated
+    /// either: it can be read, and saving throws `ModelError.storeIsNewer`.
     public init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: [ModelConfiguration]) throws {
         try schema.validate()
         self.schema = schema
         let configuration = configurations.first ?? ModelConfiguration(schema: schema)
         self.configurations = [configuration]
         self.configuration = configuration
-        if configuration.isStoredInMemoryOnly {
+        let inMemory = configuration.isStoredInMemoryOnly
+        let readOnly = !configuration.allowsSave && !inMemory
+        if inMemory {
             storePath = "file:/openswiftdata-\(UUID().uuidString)?vfs=memdb"
+        } else if readOnly {
+            guard FileManager.default.fileExists(atPath: configuration.url.path) else { throw ModelError.storeNotFound(path: configuration.url.path) }
+            storePath = configuration.url.path
         } else {
             let directory = configuration.url.deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             storePath = configuration.url.path
         }
-        anchor = try Connection(path: storePath)
-        external = schema.hasExternalStorage
-            ? try ExternalStorage(storeURL: configuration.isStoredInMemoryOnly ? nil : configuration.url) : nil
-        try Migrator(connection: anchor, storePath: storePath, storeURL: configuration.isStoredInMemoryOnly ? nil : configuration.url)
-            .migrate(to: schema, plan: migrationPlan)
+        anchor = try Connection(path: storePath, readOnly: readOnly)
+        external = schema.hasExternalStorage ? try ExternalStorage(storeURL: inMemory ? nil : configuration.url, readOnly: readOnly) : nil
+        let record = StoreRecord(connection: anchor)
+        let description = SchemaDescription(schema)
+        let migrator = Migrator(connection: anchor, storePath: storePath, storeURL: inMemory ? nil : configuration.url)
+        let wasEmpty = try migrator.isEmptyStore()
+        let newer = try record.newerThan(description, storedVersion: migrator.storedVersion())
+        if readOnly || newer != nil {
+            try SchemaWriter(schema: schema, connection: anchor).checkReadable()
+        } else {
+            try migrator.migrate(to: schema, plan: migrationPlan)
+            try record.record(description)
+        }
+        if readOnly {
+            writeRefusal = .readOnlyStore(path: storePath)
+        } else if let newer {
+            writeRefusal = .storeIsNewer(path: storePath, unknown: newer)
+        } else {
+            writeRefusal = nil
+        }
+        if !inMemory { identityProblem = try Self.checkIdentity(record, external?.blobs, wasEmpty: wasEmpty, writable: writeRefusal == nil) }
+    }
+
+    /// Compares the store's identity with its blob folder's owner, recording both when neither
+    /// has one yet (and when the folder has none: a store made before identities). The owner is
+    /// read first: the store's identity is committed before the owner is written, so a process
+    /// that sees the owner also sees the identity.
+    static func checkIdentity(_ record: StoreRecord, _ blobs: BlobStore?, wasEmpty: Bool, writable: Bool) throws -> ModelError? {
+        guard let blobs else {
+            if writable { _ = try record.ensureIdentifier() }
+            return nil
+        }
+        let owner = try blobs.owner()
+        let identity = try record.identifier()
+        let store = record.connection.path, folder = blobs.root.path
+        switch (identity, owner) {
+        case let (identity?, owner?):
+            return identity == owner ? nil
+                : .storeIdentityMismatch(store: store, blobFolder: folder, reason: "the store is \(identity) but the folder belongs to \(owner)")
+        case (nil, _?):
+            return .storeIdentityMismatch(store: store, blobFolder: folder, reason: wasEmpty
+                ? "the store was empty or missing when it was opened, but the folder belongs to a store that had rows"
+                : "the store has no identity, but the folder belongs to another store")
+        case (let identity?, nil):
+            if writable { try blobs.setOwner(identity) }
+            return nil
+        case (nil, nil):
+            if wasEmpty, try blobs.hasBlobs() {
+                return .storeIdentityMismatch(store: store, blobFolder: folder, reason: "the store was empty or missing when it was opened, but the folder holds files")
+            }
+            if writable { try blobs.setOwner(try record.ensureIdentifier()) }
+            return nil
+        }
     }
 
     /// A container on an existing store path with no migration (for a migration stage's contexts).
@@ -72,32 +134,61 @@ public final class ModelContainer: @unchecked Sendable {
     /// The blob store holding external-storage values (nil for in-memory stores or schemas without any).
     public var blobStore: BlobStore? { external?.blobs }
 
-    /// Every blob digest referenced by any external-storage property of any model, computed in SQL.
+    /// Every blob digest the store references, for deciding what in the blob folder is unused.
+    ///
+    /// Trusts nothing it has not checked, because everything outside the set may be removed: the
+    /// store must be the one the folder belongs to (`identityProblem`), pass SQLite's full
+    /// `integrity_check`, and every external-storage column is read from its table (`NOT INDEXED`:
+    /// a damaged index would answer with a wrong set and no error). Columns and tables this schema
+    /// does not declare (a newer version's, or a removed property's) count too: every 64-hex-digit
+    /// text in them is taken as a reference.
     public func referencedBlobDigests() throws -> Set<BlobDigest> {
-        let parts = schema.entities.flatMap { entity in
-            entity.externals.map { "SELECT \($0.column) FROM \(entity.table) WHERE \($0.column) IS NOT NULL" }
-        }
-        guard !parts.isEmpty else { return [] }
         let connection = try openConnection()
-        var result = Set<BlobDigest>()
-        for row in try connection.rows(parts.joined(separator: " UNION ")) {
-            if case .text(let hex) = row[0], let digest = BlobDigest(hex: hex) { result.insert(digest) }
+        try checkIdentityNow(connection)
+        let integrity = try connection.rows("PRAGMA integrity_check").compactMap { row -> String? in
+            if case .text(let text) = row[0] { return text } else { return nil }
         }
-        return result
+        guard integrity == ["ok"] else { throw ModelError.storeDamaged(path: storePath, details: integrity.prefix(5).joined(separator: "; ")) }
+        return try BlobReferences(schema: schema, connection: connection).all()
     }
 
-    /// Removes blobs no row references (orphans left by a crash between a commit and a blob
-    /// removal) and abandoned temp files older than `gracePeriod`.
-    public func collectGarbage(gracePeriod: TimeInterval = 3600, dryRun: Bool = false) throws -> BlobStore.SweepReport {
+    /// The identity check again, on the files as they are now (the store may have been replaced
+    /// since the container opened it).
+    func checkIdentityNow(_ connection: Connection) throws {
+        if let identityProblem { throw identityProblem }
+        guard let blobs = blobStore else { return }
+        let owner = try blobs.owner()
+        let identity = try StoreRecord(connection: connection).identifier()
+        if let owner, owner != identity {
+            throw ModelError.storeIdentityMismatch(store: storePath, blobFolder: blobs.root.path,
+                                                   reason: "the store is \(identity ?? "without identity") but the folder belongs to \(owner)")
+        }
+    }
+
+    /// Puts referenced blobs back from the trash, moves unreferenced ones older than `gracePeriod`
+    /// into it, and deletes trashed blobs older than `trashGracePeriod` (all with `pruneNow`).
+    /// Refuses (throws) on a read-only, newer, damaged or foreign store, before touching anything.
+    public func collectGarbage(gracePeriod: TimeInterval = 3600, trashGracePeriod: TimeInterval = 7 * 86400,
+                               pruneNow: Bool = false, dryRun: Bool = false) throws -> BlobStore.SweepReport {
+        if let writeRefusal { throw writeRefusal }
         guard let blobs = blobStore else { return BlobStore.SweepReport(dryRun: dryRun) }
-        return try blobs.sweep(gracePeriod: gracePeriod, dryRun: dryRun) { try referencedBlobDigests() }
+        return try blobs.sweep(gracePeriod: gracePeriod, trashGracePeriod: trashGracePeriod, pruneNow: pruneNow, dryRun: dryRun) {
+            try referencedBlobDigests()
+        }
     }
 
     /// Re-hashes every blob and checks that every referenced one is present and intact.
     public func verifyExternalStorage(progress: ((Int, Int64) -> Void)? = nil) throws -> BlobStore.VerifyReport {
         guard let blobs = blobStore else { return BlobStore.VerifyReport() }
-        return try blobs.verify(expected: try referencedBlobDigests(), progress: progress)
+        return try blobs.verify(expected: { () throws -> Set<BlobDigest> in
+            let connection = try self.openConnection()
+            try self.checkIdentityNow(connection)
+            return try BlobReferences(schema: self.schema, connection: connection).all()
+        }, progress: progress)
     }
+
+    /// Stored blobs that saves found damaged and rewrote from the same bytes, since the container opened.
+    public var repairedBlobs: [BlobDigest] { external?.repaired ?? [] }
 
     /// The container's own context, with autosave on (see `ModelContext.autosaveEnabled`).
     public var mainContext: ModelContext {
@@ -109,11 +200,12 @@ public final class ModelContainer: @unchecked Sendable {
         return context
     }
 
-    func openConnection() throws -> Connection { try Connection(path: storePath) }
+    func openConnection() throws -> Connection { try Connection(path: storePath, readOnly: anchor.isReadOnly) }
     var anchorConnection: Connection { anchor }
 
     /// Erases every model in the store.
     public func deleteAllData() throws {
+        if let writeRefusal { throw writeRefusal }
         try anchor.transaction {
             for entity in schema.entities { try anchor.execute("DELETE FROM \(entity.table)") }
         }

@@ -15,6 +15,21 @@ public enum ModelError: Error, Equatable, LocalizedError {
     case corruptValue(model: String, property: String, stored: String)
     /// A relationship's delete rule is `.deny` and related models exist.
     case deleteDenied(model: String, relationship: String)
+    /// A save on a container opened with `allowsSave: false`.
+    case readOnlyStore(path: String)
+    /// The store was written by a newer version of the app, which declared these entities or
+    /// properties ("Entity" or "Entity.property"): reading works, writing would lose or corrupt them.
+    case storeIsNewer(path: String, unknown: [String])
+    /// A store opened without migration (read-only, or newer) lacks tables or columns the models read.
+    case storeNotMigrated(missing: [String])
+    /// The store file does not exist (opening read-only creates nothing).
+    case storeNotFound(path: String)
+    /// The store is not the one its external-storage folder belongs to (emptied, replaced or
+    /// foreign): nothing may be decided from its rows about what the folder's files are for.
+    case storeIdentityMismatch(store: String, blobFolder: String, reason: String)
+    /// SQLite's integrity check failed: nothing that depends on the store's contents being
+    /// complete (garbage collection) may run.
+    case storeDamaged(path: String, details: String)
 
     public var errorDescription: String? {
         switch self {
@@ -30,6 +45,21 @@ public enum ModelError: Error, Equatable, LocalizedError {
             return "the stored value of \(model).\(property) cannot be read: \(stored)"
         case .deleteDenied(let model, let relationship):
             return "cannot delete this \(model): its relationship '\(relationship)' has delete rule .deny and is not empty"
+        case .readOnlyStore(let path):
+            return "the store \(path) was opened read-only (allowsSave: false); nothing was written"
+        case .storeIsNewer(let path, let unknown):
+            return "the store \(path) was written by a newer version of this app (it has \(unknown.joined(separator: ", ")), "
+                + "which this version does not know); it can be read but not changed. Upgrade the app to change it; nothing was written"
+        case .storeNotMigrated(let missing):
+            return "the store lacks \(missing.joined(separator: ", ")); open it once with saving allowed to migrate it"
+        case .storeNotFound(let path):
+            return "there is no store at \(path)"
+        case .storeIdentityMismatch(let store, let folder, let reason):
+            return "the store \(store) does not belong with the files in \(folder): \(reason). Nothing was removed. "
+                + "Restore the store file from a backup (see the .backup-* files beside it), or move the folder away to start afresh"
+        case .storeDamaged(let path, let details):
+            return "the store \(path) is damaged (integrity check: \(details)); nothing was removed. "
+                + "Restore it from a backup, or recover it with `sqlite3 \(path) .recover`, then run again"
         }
     }
 }

@@ -49,26 +49,44 @@ enum ExportCommand: Command {
 
 enum GCCommand: Command {
     static let name = "gc"
-    static let abstract = "Remove stored files no memory uses, and abandoned partial writes."
-    static let usage = "memories gc [--dry-run] [--json]"
+    static let abstract = "Move stored files no memory uses to the trash; empty the trash of old ones."
+    static let usage = "memories gc [--dry-run] [--prune-now] [--json]"
     static let details = """
-    Safe while another `memories` process imports: writers and gc take the library's lock.
+    Nothing is deleted on first sight: an unused file is moved to the library's trash
+    (.library_SUPPORT/trash/), and deleted by a later gc once it has been there for 7 days. A file
+    in use again (a library.store restored from a backup) is taken back from the trash. gc first
+    checks the store (SQLite's full integrity check, and that it is the store the photos belong
+    to) and refuses, removing nothing, if anything is wrong. Safe while another `memories`
+    process imports: writers and gc take the library's lock.
 
     Options:
-      --dry-run   report what would be removed
-      --json      print {"orphanBlobs","bytesFreed","tempFilesRemoved","dryRun"}
+      --dry-run     list what would be moved, restored and deleted; change nothing
+      --prune-now   delete everything in the trash now instead of after 7 days
+      --json        print the report as JSON (see docs/cli.md)
+
+    Examples:
+      memories gc --dry-run
+      memories gc --prune-now
     """
     static let options: Set<String> = []
-    static let flags: Set<String> = ["dry-run", "json"]
+    static let flags: Set<String> = ["dry-run", "prune-now", "json"]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         try requirePositionals(arguments, 0...0, "")
-        let report = try library().collectGarbage(dryRun: arguments.has("dry-run"))
+        let report = try library().collectGarbage(dryRun: arguments.has("dry-run"), pruneNow: arguments.has("prune-now"))
         if arguments.has("json") {
             try Output.json(report)
-        } else {
-            Output.print("\(report.dryRun ? "would remove" : "removed") \(report.orphanBlobs) unused file\(report.orphanBlobs == 1 ? "" : "s") (\(Formats.bytes(Int(report.bytesFreed)))) and \(report.tempFilesRemoved) partial write\(report.tempFilesRemoved == 1 ? "" : "s")")
+            return ExitCode.success
         }
+        let would = report.dryRun
+        if would { for hex in report.orphans { Output.print("would move to the trash: \(hex)") } }
+        func files(_ n: Int) -> String { "\(n) file\(n == 1 ? "" : "s")" }
+        Output.print("\(would ? "would move" : "moved") \(files(report.orphanBlobs)) (\(Formats.bytes(Int(report.orphanBytes)))) to the trash, "
+                     + "\(would ? "would restore" : "restored") \(files(report.restoredBlobs)) from it, "
+                     + "\(would ? "would delete" : "deleted") \(files(report.prunedBlobs)) (\(Formats.bytes(Int(report.bytesFreed)))) for good, "
+                     + "and \(would ? "would remove" : "removed") \(report.tempFilesRemoved) partial write\(report.tempFilesRemoved == 1 ? "" : "s")")
+        Output.print("the trash holds \(files(report.trashBlobs)) (\(Formats.bytes(Int(report.trashBytes))))"
+                     + (report.trashBlobs > 0 && !arguments.has("prune-now") ? "; each is deleted 7 days after it was moved there" : ""))
         return ExitCode.success
     }
 }
@@ -79,10 +97,12 @@ enum VerifyCommand: Command {
     static let usage = "memories verify [--json]"
     static let details = """
     Runs SQLite's integrity_check, re-hashes every stored file, and checks that every photo a memory
-    refers to is present and intact. Unused files (orphans) are counted; `memories gc` removes them.
+    refers to is present and intact. Unused files (orphans) are counted; `memories gc` moves them to
+    the trash. Opens the library read-only: it changes nothing.
 
     Options:
-      --json   print {"ok","blobsChecked","missing":[],"corrupt":[],"orphans","database"}
+      --json   print {"ok","blobsChecked","missing":[],"corrupt":[],"inTrash":[],"orphans",
+               "trashBlobs","trashBytes","database","problems":[]}
 
     Exit status: 0 only when healthy (database ok, nothing missing or corrupt), else 1.
     """
@@ -92,15 +112,18 @@ enum VerifyCommand: Command {
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         try requirePositionals(arguments, 0...0, "")
         let progress = Output.Progress("verifying")
-        let report = try library().verify { done, _ in progress.update(done, max(done, 1)) }
+        let lib = try library()
+        let report = try lib.verify { done, _ in progress.update(done, max(done, 1)) }
         progress.finish()
         if arguments.has("json") {
             try Output.json(report)
         } else {
             Output.print("database: \(report.database)")
             Output.print("\(report.blobsChecked) stored files checked, \(report.missing.count) missing, \(report.corrupt.count) corrupt, \(report.orphans) unused")
-            for digest in report.missing { Output.print("missing: \(digest)") }
-            for digest in report.corrupt { Output.print("corrupt: \(digest)") }
+            for hex in report.missing { Output.print("missing: \(try lib.describeBlob(hex))") }
+            for hex in report.corrupt { Output.print("corrupt: \(try lib.describeBlob(hex))") }
+            Output.print("trash: \(report.trashBlobs) file\(report.trashBlobs == 1 ? "" : "s") (\(Formats.bytes(Int(report.trashBytes))))")
+            for problem in report.problems { Output.print("problem: \(problem)") }
             Output.print(report.ok ? "healthy" : "NOT healthy")
         }
         return report.ok ? ExitCode.success : ExitCode.failure

@@ -9,6 +9,10 @@ let commands: [any Command.Type] = [
     ExportCommand.self, DeleteCommand.self, GCCommand.self, VerifyCommand.self,
 ]
 
+/// Commands that only read: they open the library read-only, so they never create, migrate or
+/// write it, and work on a library folder that cannot be written.
+let readOnlyCommands: Set<String> = ["list", "show", "export", "verify"]
+
 let rootHelp = """
 memories: keep photos as memories, titled and dated sets of photos with notes.
 
@@ -66,7 +70,7 @@ func run(_ args: [String]) -> Int32 {
     do {
         let arguments = try Arguments(commandArgs, options: command.options, flags: command.flags)
         let directory = libraryPath.map { URL(fileURLWithPath: $0) } ?? Library.defaultDirectory()
-        return try command.run(arguments) { try Library(directory: directory) }
+        return try command.run(arguments) { try Library(directory: directory, readOnly: readOnlyCommands.contains(command.name)) }
     } catch let error as UsageError {
         Output.error("\(error.message)\nUsage: \(command.usage)")
         return ExitCode.usage

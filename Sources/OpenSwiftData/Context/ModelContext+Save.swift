@@ -16,6 +16,7 @@ extension ModelContext {
     /// deleted after it commits (a crash in between leaves only orphans for `collectGarbage`).
     public func save() throws {
         guard hasChanges else { return }
+        if let refusal = container.writeRefusal { throw refusal }
         try applyDeleteRules()
         let writer = try writeExternalValues()
         defer { writer?.finish() }
@@ -67,16 +68,7 @@ extension ModelContext {
 
     /// Whether any row of any model references the blob.
     func isReferenced(_ digest: BlobDigest) throws -> Bool {
-        for entity in schema.entities {
-            for property in entity.externals {
-                let statement = try connection.statement("SELECT 1 FROM \(entity.table) WHERE \(property.column) = ? LIMIT 1")
-                try statement.bind([.text(digest.hex)])
-                let found = try statement.step()
-                statement.reset()
-                if found { return true }
-            }
-        }
-        return false
+        try BlobReferences(schema: schema, connection: connection).contains(digest)
     }
 
     /// Issues the SQL for every pending change; returns the primary keys given to inserted models.

@@ -9,16 +9,31 @@ import Foundation
 final class Connection {
     let handle: OpaquePointer
     let path: String
+    let isReadOnly: Bool
     private var cache: [String: Statement] = [:]
     /// Every SQL statement run, when tracing is on (tests read it).
     var trace: ((String) -> Void)?
 
     /// - Parameters:
     ///   - path: a file path, or a `file:` URI (in-memory stores use `file:/name?vfs=memdb`).
-    init(path: String, busyTimeout: Int32 = 10_000) throws {
+    ///   - readOnly: open an existing file for reading only: nothing is created, migrated or
+    ///     written. When its folder cannot be written (so no `-shm` file can be made for WAL), the
+    ///     file is opened as immutable.
+    init(path: String, readOnly: Bool = false, busyTimeout: Int32 = 10_000) throws {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        var rc: Int32
+        if readOnly {
+            rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+            if rc == SQLITE_OK, let opened = db, sqlite3_exec(opened, "SELECT count(*) FROM sqlite_master", nil, nil, nil) != SQLITE_OK,
+               access((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, W_OK) != 0 {
+                sqlite3_close_v2(opened)
+                db = nil
+                let uri = "file:\(path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)?immutable=1"
+                rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+            }
+        } else {
+            rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+        }
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
@@ -26,11 +41,12 @@ final class Connection {
         }
         self.handle = db
         self.path = path
+        self.isReadOnly = readOnly
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeout)
         try SQLFunctions.register(on: db)
         try execute("PRAGMA foreign_keys = ON")
-        if !path.hasPrefix("file:") {
+        if !path.hasPrefix("file:") && !readOnly {
             try execute("PRAGMA journal_mode = WAL")
             try execute("PRAGMA synchronous = NORMAL")
         }

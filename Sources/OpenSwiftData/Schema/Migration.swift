@@ -55,28 +55,23 @@ public enum MigrationStage {
     }
 }
 
-/// Runs a migration plan, stage by stage, recording the version reached in `_osd_metadata`.
+/// Runs a migration plan, stage by stage, recording the version reached in the store record.
 struct Migrator {
     let connection: Connection
     let storePath: String
     let storeURL: URL?
 
-    static let metadataTable = "_osd_metadata"
 
     func storedVersion() throws -> Schema.Version? {
-        try connection.execute("CREATE TABLE IF NOT EXISTS \(Self.metadataTable) (key TEXT PRIMARY KEY, value TEXT)")
-        let rows = try connection.rows("SELECT value FROM \(Self.metadataTable) WHERE key = 'schemaVersion'")
-        guard case .text(let text)? = rows.first?.first else { return nil }
-        return Schema.Version(text)
+        try StoreRecord(connection: connection).value("schemaVersion").flatMap(Schema.Version.init)
     }
 
     func record(_ version: Schema.Version) throws {
-        try connection.statement("INSERT INTO \(Self.metadataTable) (key, value) VALUES ('schemaVersion', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-            .run([.text(version.description)])
+        try StoreRecord(connection: connection).setValue(version.description, for: "schemaVersion")
     }
 
     func isEmptyStore() throws -> Bool {
-        try connection.rows("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> ?", [.text(Self.metadataTable)]).first?.first == .integer(0)
+        try connection.rows("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_osd%' ESCAPE '\\'").first?.first == .integer(0)
     }
 
     func migrate(to schema: Schema, plan: (any SchemaMigrationPlan.Type)?) throws {
@@ -108,6 +103,8 @@ struct Migrator {
             }
             var writer = SchemaWriter(schema: newSchema, connection: connection, storeURL: storeURL)
             if case .custom = stage { writer.allowsTypeChanges = true }
+            // The stage's earlier version declared these; the next one does not.
+            writer.droppable = Set(oldSchema.entities.flatMap { entity in entity.columns.map { "\(entity.name).\($0.name)" } })
             try writer.createOrUpdate()
             if case .custom(_, _, _, let didMigrate?) = stage {
                 let context = try ModelContext(container: ModelContainer(schema: newSchema, storePath: storePath))

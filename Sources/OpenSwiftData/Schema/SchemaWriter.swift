@@ -2,13 +2,20 @@ import Foundation
 
 /// Creates the tables and indexes of a schema, and migrates an existing store automatically for
 /// the changes that need no decision: a new model, a new property (NULL or its default for existing
-/// rows), a removed property, a rename through `originalName`, `.unique` added or removed (the index
-/// really changes). Delete rules live in code and need nothing.
+/// rows), a rename through `originalName`, `.unique` added or removed (the index really changes).
+/// Delete rules live in code and need nothing.
+///
+/// A column or table the models do not declare is never dropped automatically: it may be a
+/// property this version removed, or one a newer version of the app added (a downgrade), and the
+/// store cannot always tell which. Its values stay; rows inserted by this version leave it NULL.
+/// Only a custom stage of a `SchemaMigrationPlan`, which names the version it migrates from,
+/// drops the columns of properties that version declared and the next one does not.
 ///
 /// The whole plan is made first, from the store's own description of itself; if any change needs a
 /// decision (a property's type changed, a required property with no default on a table with rows,
 /// `.unique` on a column holding duplicates) nothing is touched and `MigrationError` says what to do.
-/// Otherwise the store file is backed up (`VACUUM INTO`) and the plan runs in one transaction.
+/// Otherwise the store file is backed up (`VACUUM INTO`) and the plan is made again and run inside
+/// one write transaction, so two processes opening a new or old store at once cannot both apply it.
 struct SchemaWriter {
     let schema: Schema
     let connection: Connection
@@ -18,6 +25,9 @@ struct SchemaWriter {
     /// its values converted by SQLite's column affinity where they can be, and the stage's
     /// willMigrate/didMigrate carry or fix the rest.
     var allowsTypeChanges = false
+    /// Columns ("Entity.property") that may be dropped when the models no longer declare them: a
+    /// migration stage's earlier version declared them. Empty for automatic migration.
+    var droppable: Set<String> = []
 
     enum Step: Equatable {
         case sql(String)
@@ -46,7 +56,8 @@ struct SchemaWriter {
             backup = url
         }
         try connection.transaction {
-            for step in steps {
+            // Planned again under the write lock: another process may have migrated meanwhile.
+            for step in try plan() {
                 switch step {
                 case .sql(let sql):
                     try connection.execute(sql)
@@ -117,7 +128,7 @@ struct SchemaWriter {
                     columnSteps.append(.fillDefault(entity: entity.name, property: property.name))
                 }
             }
-            let removed = existing.keys.filter { $0 != "_pk" && !kept.contains($0) }.sorted()
+            let removed = existing.keys.filter { $0 != "_pk" && !kept.contains($0) && droppable.contains("\(entity.name).\($0)") }.sorted()
             for name in removed {
                 dropped.append(name)
                 columnSteps.append(.sql("ALTER TABLE \(entity.table) DROP COLUMN \(quoted(name))"))
@@ -129,6 +140,21 @@ struct SchemaWriter {
             steps += try indexSteps(entity, present: present, dropping: dropped, hasRows: hasRows)
         }
         return steps
+    }
+
+    /// Checks, without changing anything, that the store holds every table and column the schema
+    /// reads (for a store opened read-only, or written by a newer version and not migrated).
+    func checkReadable() throws {
+        var missing: [String] = []
+        for entity in schema.entities {
+            let existing = try describe(entity.name)
+            guard !existing.isEmpty else {
+                missing.append(entity.name)
+                continue
+            }
+            missing += entity.columns.filter { existing[$0.name] == nil }.map { "\(entity.name).\($0.name)" }
+        }
+        if !missing.isEmpty { throw ModelError.storeNotMigrated(missing: missing) }
     }
 
     /// The join tables of many-to-many (and inverse-less to-many) relationships, created once per pair.

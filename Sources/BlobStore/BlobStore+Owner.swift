@@ -1,0 +1,52 @@
+import Foundation
+
+// The store's owner (design note 8): the identity of the database whose rows decide what in
+// this folder is referenced, in ROOT/owner. A sweep or verify with another identity, or none
+// beside blobs, must refuse: the database is empty, replaced or foreign.
+
+extension BlobStore {
+    /// The identity recorded in ROOT/owner, nil when there is none.
+    public func owner() throws -> String? {
+        guard let data = FileManager.default.contents(atPath: ownerPath) else {
+            if access(ownerPath, F_OK) == 0 { throw BlobStoreError.io(path: ownerPath, operation: "read", errno: errno) }
+            return nil
+        }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+
+    /// Records `identity` as the owner, durably (temp file, fsync, rename, directory fsync).
+    public func setOwner(_ identity: String) throws {
+        try refuseIfReadOnly()
+        let temporary = "\(tmpPath)/owner.\(UUID().uuidString).part"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        try check(fd, "create", temporary)
+        do {
+            try Data((identity + "\n").utf8).withUnsafeBytes { try writeAll(fd, $0, temporary) }
+            try check(fsync(fd), "fsync", temporary)
+            close(fd)
+            try check(rename(temporary, ownerPath), "rename", ownerPath)
+            try BlobStore.sync(path: root.path)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Whether the blob tree holds at least one blob (stops at the first).
+    public func hasBlobs() throws -> Bool {
+        guard access(blobsPath, F_OK) == 0 else { return false }
+        var found = false
+        struct Found: Error {}
+        do {
+            try forEachBlobEntry { digest, _, _ in
+                if digest != nil {
+                    found = true
+                    throw Found()
+                }
+            }
+        } catch is Found {}
+        return found
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+// The trash: removed blobs wait in ROOT/trash/<hex> for a grace period before a sweep deletes
+// them (design note 5). A trashed blob's mtime is its time of removal.
+
+extension BlobStore {
+    /// What the trash holds.
+    public struct TrashSummary: Equatable, Sendable, Codable {
+        public var count = 0
+        public var bytes: Int64 = 0
+        /// The time of the oldest removal, nil when empty.
+        public var oldest: Date?
+    }
+
+    /// Moves a blob into the trash (after the rows referencing it were deleted and committed).
+    /// Its mtime becomes the time of removal before the move, so a crash in between leaves it in
+    /// place, a young orphan. Moving a blob that is not there does nothing.
+    public func moveToTrash(_ digest: BlobDigest) throws {
+        try refuseIfReadOnly()
+        let path = self.path(for: digest)
+        guard utimensat(AT_FDCWD, path, nil, 0) == 0 else {
+            if errno == ENOENT { return }
+            throw BlobStoreError.io(path: path, operation: "touch", errno: errno)
+        }
+        if mkdir(trashPath, 0o755) != 0 && errno != EEXIST { throw BlobStoreError.io(path: trashPath, operation: "mkdir", errno: errno) }
+        if rename(path, trashPath(for: digest)) != 0 && errno != ENOENT {
+            throw BlobStoreError.io(path: path, operation: "move to trash", errno: errno)
+        }
+    }
+
+    /// Takes a blob back from the trash. Returns false when the trash does not hold it.
+    @discardableResult
+    public func restoreFromTrash(_ digest: BlobDigest) throws -> Bool {
+        try refuseIfReadOnly()
+        let trashed = trashPath(for: digest)
+        guard access(trashed, F_OK) == 0 else { return false }
+        let directory = self.directory(for: digest)
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST { throw BlobStoreError.io(path: directory, operation: "mkdir", errno: errno) }
+        // link, not rename: a blob written meanwhile under the final name is never replaced.
+        if link(trashed, path(for: digest)) != 0 && errno != EEXIST {
+            if errno == ENOENT { return false }
+            throw BlobStoreError.io(path: path(for: digest), operation: "restore from trash", errno: errno)
+        }
+        try BlobStore.sync(path: directory)
+        unlink(trashed)
+        return true
+    }
+
+    /// Whether the trash holds this blob.
+    public func trashContains(_ digest: BlobDigest) -> Bool { access(trashPath(for: digest), F_OK) == 0 }
+
+    /// Counts what the trash holds.
+    public func trashSummary() throws -> TrashSummary {
+        var summary = TrashSummary()
+        guard access(trashPath, F_OK) == 0 else { return summary }
+        try forEachEntry(in: trashPath) { path, _ in
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
+            summary.count += 1
+            summary.bytes += Int64(info.st_size)
+            let removed = Date(timeIntervalSince1970: mtime(info))
+            summary.oldest = min(summary.oldest ?? removed, removed)
+        }
+        return summary
+    }
+
+    func refuseIfReadOnly() throws {
+        if isReadOnly { throw BlobStoreError.io(path: root.path, operation: "write (opened read-only)", errno: EROFS) }
+    }
+}
