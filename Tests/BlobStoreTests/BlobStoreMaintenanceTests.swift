@@ -48,7 +48,7 @@ import Testing
         #expect(files(under: dir.url).filter { $0.hasSuffix(".part") }.isEmpty)
     }
 
-    @Test func sweepRemovesOnlyOldUnreferencedBlobsAndReportsThem() throws {
+    @Test func sweepTrashesOnlyOldUnreferencedBlobsAndReportsThem() throws {
         let dir = TemporaryDirectory()
         let store = try BlobStore(root: dir.url)
         let kept = try store.put(randomData(1000, seed: 1)).digest
@@ -60,11 +60,15 @@ import Testing
             _ = utimensat(AT_FDCWD, path, &old, 0)
         }
         let dry = try store.sweep(dryRun: true) { [kept] }
-        #expect(dry == BlobStore.SweepReport(orphanBlobs: 1, bytesFreed: 2000, tempFilesRemoved: 1, dryRun: true, keptYoung: 1))
-        #expect(store.contains(orphan))
+        var expected = BlobStore.SweepReport(dryRun: true)
+        (expected.orphanBlobs, expected.orphanBytes, expected.orphans, expected.tempFilesRemoved, expected.keptYoung) = (1, 2000, [orphan], 1, 1)
+        #expect(dry == expected)
+        #expect(store.contains(orphan) && !store.trashContains(orphan))
         let real = try store.sweep { [kept] }
-        #expect(real.orphanBlobs == 1 && real.bytesFreed == 2000 && real.tempFilesRemoved == 1)
+        #expect(real.orphanBlobs == 1 && real.orphanBytes == 2000 && real.tempFilesRemoved == 1)
+        #expect(real.bytesFreed == 0 && real.prunedBlobs == 0, "nothing is deleted on first sight")
         #expect(store.contains(kept) && !store.contains(orphan) && store.contains(young))
+        #expect(store.trashContains(orphan) && real.trash.count == 1 && real.trash.bytes == 2000)
     }
 
     @Test func aSweepWaitsForAWriterBetweenItsPutAndItsCommit() throws {

@@ -70,7 +70,7 @@ import BlobStore
         #expect(try SQLiteProbe(dir.store()).scalar("SELECT imageData FROM MemoryImage") == "NULL")
     }
 
-    @Test func aCrashBetweenCommitAndBlobRemovalLeavesOnlyAnOrphanThatGCRemoves() throws {
+    @Test func aCrashBetweenCommitAndBlobRemovalLeavesOnlyAnOrphanThatGCTrashes() throws {
         let dir = TemporaryDirectory()
         let c = try container(Memory.self, MemoryImage.self, at: dir.store())
         let context = c.mainContext
@@ -88,7 +88,9 @@ import BlobStore
         let dry = try c.collectGarbage(gracePeriod: 0, dryRun: true)
         #expect(dry.orphanBlobs == 1 && store.contains(doomed))
         let gc = try c.collectGarbage(gracePeriod: 0)
-        #expect(gc.orphanBlobs == 1 && gc.bytesFreed == 6 && !store.contains(doomed))
+        #expect(gc.orphanBlobs == 1 && gc.orphanBytes == 6 && !store.contains(doomed) && store.trashContains(doomed))
+        let pruned = try c.collectGarbage(gracePeriod: 0, pruneNow: true)
+        #expect(pruned.prunedBlobs == 1 && pruned.bytesFreed == 6 && !store.trashContains(doomed))
     }
 
     @Test func inMemoryContainersKeepExternalDataInMemory() throws {

@@ -127,3 +127,29 @@ enum PricePlan: SchemaMigrationPlan {
                  })]
     }
 }
+
+/// A document model and the next version of it, which adds an external-storage property: an
+/// older app opening a store the newer one wrote must not drop or overwrite `edited`.
+enum DocV1 {
+    @Model final class Doc {
+        var title: String
+        @Attribute(.externalStorage) var body: Data?
+        init(title: String, body: Data?) {
+            self.title = title
+            self.body = body
+        }
+    }
+}
+
+enum DocV2 {
+    @Model final class Doc {
+        var title: String
+        @Attribute(.externalStorage) var body: Data?
+        @Attribute(.externalStorage) var edited: Data?
+        init(title: String, body: Data?, edited: Data?) {
+            self.title = title
+            self.body = body
+            self.edited = edited
+        }
+    }
+}

@@ -26,7 +26,7 @@ import OpenSwiftData
         #expect(backups(in: dir).count == 1)
     }
 
-    @Test func renameRemoveAndAddUniqueHappenAutomatically() throws {
+    @Test func renameKeepRemovedAndAddUniqueHappenAutomatically() throws {
         let dir = TemporaryDirectory()
         do {
             let old = try container(ShapeV1.Card.self, at: dir.store())
@@ -38,7 +38,13 @@ import OpenSwiftData
         let cards = try c.mainContext.fetch(FetchDescriptor<ShapeV2.Card>(sortBy: [SortDescriptor(\.code)]))
         #expect(cards.map(\.title) == ["a", "b"])
         let probe = SQLiteProbe(dir.store())
-        #expect(try probe.rows("SELECT name FROM pragma_table_info('Card')").map { $0[0] } == ["_pk", "title", "code"])
+        // `extra` is no longer declared: its column and values stay (automatic migration drops nothing).
+        #expect(try probe.rows("SELECT name FROM pragma_table_info('Card')").map { $0[0] } == ["_pk", "title", "extra", "code"])
+        #expect(try probe.rows("SELECT extra FROM Card ORDER BY code").map { $0[0] } == ["x", "y"])
+        // Rows inserted by the version without it leave it NULL.
+        c.mainContext.insert(ShapeV2.Card(title: "c", code: "3"))
+        try c.mainContext.save()
+        #expect(try probe.scalar("SELECT extra FROM Card WHERE code = '3'") == "NULL")
         #expect(try probe.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'Card_code_unique'") == "1")
         // And back: removing .unique really drops the index.
         _ = try container(ShapeV3.Card.self, at: dir.store())

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import BlobStore
+
+/// The trash (design note 5), the repair of a damaged blob by a duplicate put (note 7) and the
+/// owner file (note 8).
+@Suite struct BlobStoreTrashTests {
+    func age(_ path: String, by seconds: Int) {
+        var times = [timespec(tv_sec: time(nil) - seconds, tv_nsec: 0), timespec(tv_sec: time(nil) - seconds, tv_nsec: 0)]
+        _ = utimensat(AT_FDCWD, path, &times, 0)
+    }
+
+    @Test func aTrashedBlobIsPrunedOnlyAfterTheTrashGracePeriodOrWithPruneNow() throws {
+        let dir = TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        let a = try store.put(randomData(1000, seed: 1)).digest
+        let b = try store.put(randomData(1500, seed: 2)).digest
+        try store.remove(a)
+        try store.remove(b)
+        #expect(!store.contains(a) && store.trashContains(a) && store.trashContains(b))
+        // Removal time, not the blob's age, starts the grace period: both were just removed.
+        let first = try store.sweep(gracePeriod: 0) { [] }
+        #expect(first.prunedBlobs == 0 && store.trashContains(a) && store.trashContains(b))
+        age(store.trashPath(for: a), by: 8 * 86400)
+        let second = try store.sweep(gracePeriod: 0) { [] }
+        #expect(second.prunedBlobs == 1 && second.bytesFreed == 1000)
+        #expect(!store.trashContains(a) && store.trashContains(b))
+        let dry = try store.sweep(gracePeriod: 0, pruneNow: true, dryRun: true) { [] }
+        #expect(dry.prunedBlobs == 1 && store.trashContains(b))
+        let now = try store.sweep(gracePeriod: 0, pruneNow: true) { [] }
+        #expect(now.prunedBlobs == 1 && now.bytesFreed == 1500 && !store.trashContains(b) && now.trash.count == 0)
+    }
+
+    @Test func aBlobReferencedAgainComesBackFromTheTrashAndIsReadableMeanwhile() throws {
+        let dir = TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        let data = randomData(4000, seed: 3)
+        let digest = try store.put(data).digest
+        try store.remove(digest)
+        #expect(!store.contains(digest))
+        // A restored database reads it before any sweep: the read finds it in the trash.
+        #expect(try store.read(digest, verify: true) == data)
+        let report = try store.sweep(gracePeriod: 0, pruneNow: true) { [digest] }
+        #expect(report.restoredBlobs == 1 && report.prunedBlobs == 0)
+        #expect(store.contains(digest) && !store.trashContains(digest))
+        #expect(try store.read(digest, verify: true) == data)
+    }
+
+    @Test func aDuplicatePutRepairsADamagedOrTruncatedBlob() throws {
+        let dir = TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        let data = randomData(200_000, seed: 4)
+        let digest = try store.put(data).digest
+        var bytes = try Data(contentsOf: store.url(for: digest))
+        bytes[100] ^= 0x40
+        try bytes.write(to: store.url(for: digest))
+        let batch = BlobBatch(store: store)
+        _ = try batch.put(data)
+        try batch.commit()
+        #expect(batch.repaired == [digest])
+        #expect(try Data(contentsOf: store.url(for: digest)) == data)
+        // Truncated: found by size alone; a whole blob is left as it is.
+        try Data(data.prefix(10)).write(to: store.url(for: digest))
+        #expect(try store.ensure(digest, from: data) == .repaired)
+        #expect(try store.ensure(digest, from: data) == .intact)
+        try FileManager.default.removeItem(at: store.url(for: digest))
+        #expect(try store.ensure(digest, from: data) == .restored)
+        #expect(try store.read(digest, verify: true) == data)
+        #expect(throws: BlobStoreError.self) { try store.ensure(digest, from: Data("other".utf8)) }
+    }
+
+    @Test func theOwnerIsWrittenOnceAndReadBack() throws {
+        let dir = TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        #expect(try store.owner() == nil)
+        #expect(try !store.hasBlobs())
+        try store.setOwner("abc-123")
+        #expect(try store.owner() == "abc-123")
+        _ = try store.put(randomData(10, seed: 5))
+        #expect(try store.hasBlobs())
+        #expect(files(under: dir.url.appendingPathComponent("tmp")).isEmpty)
+    }
+
+    @Test func aReadOnlyStoreCreatesNothingAndRefusesWrites() throws {
+        let dir = TemporaryDirectory()
+        let root = dir.url.appendingPathComponent("absent")
+        let store = try BlobStore(root: root, readOnly: true)
+        #expect(!FileManager.default.fileExists(atPath: root.path))
+        #expect(throws: BlobStoreError.self) { try store.put(Data("x".utf8)) }
+        #expect(throws: BlobStoreError.self) { try store.sweep { [] } }
+        #expect(try store.verify().isHealthy)
+    }
+}
