@@ -45,9 +45,10 @@ public final class Library {
         } else {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
-        let schema = Schema([Memory.self, MemoryImage.self])
+        let schema = Schema(versionedSchema: MemoriesSchemaV2.self)
         do {
-            container = try ModelContainer(for: schema, configurations: [ModelConfiguration(schema: schema, url: store, allowsSave: !readOnly)])
+            container = try ModelContainer(for: schema, migrationPlan: MemoriesMigrationPlan.self,
+                                           configurations: [ModelConfiguration(schema: schema, url: store, allowsSave: !readOnly)])
         } catch ModelError.storeNotMigrated(let missing) where readOnly {
             // An empty store file (or one from an older version): reading cannot create what is missing.
             guard Self.holdsPhotos(directory) else { throw ModelError.storeNotMigrated(missing: missing) }

@@ -5,6 +5,10 @@ import OpenSwiftData
 /// search and sort by.
 @Model
 public final class MemoryImage {
+    // A photo is in a memory once, whatever runs at the same time: two imports of one folder
+    // into one memory meet here, and the second's insert becomes an update of the first's row.
+    #Unique<MemoryImage>([\.memory, \.sha256])
+
     @Attribute(.unique) public var id: UUID
     /// The original file, byte for byte (its blob is named by `sha256`).
     @Attribute(.externalStorage) public var imageData: Data?

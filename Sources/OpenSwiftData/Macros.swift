@@ -42,3 +42,19 @@ public macro Relationship(
 /// Keeps a property out of the store. It must have a default value.
 @attached(peer)
 public macro Transient() = #externalMacro(module: "OpenSwiftDataMacros", type: "MarkerMacro")
+
+/// Makes the combination of these properties' values unique among the model's rows, as in
+/// SwiftData (iOS 18): one array per constraint, on a single property or several.
+///
+/// ```swift
+/// @Model final class Person {
+///     #Unique<Person>([\.id], [\.givenName, \.familyName])
+///     var id: UUID
+///     var givenName: String
+///     var familyName: String
+/// }
+/// ```
+/// Each constraint is a unique index. Inserting a model whose values match a stored row updates
+/// that row (an upsert, as with `@Attribute(.unique)`), or throws with `uniquenessPolicy: .fail`.
+@freestanding(declaration, names: named(_uniquenessConstraints))
+public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(module: "OpenSwiftDataMacros", type: "UniqueMacro")

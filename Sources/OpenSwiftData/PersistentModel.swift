@@ -11,10 +11,13 @@ public protocol PersistentModel: AnyObject, Hashable, Identifiable {
     /// True when `@Model` generated the class's `deinit`, which takes the model out of its context's
     /// registry as it dies (false when the class declares a `deinit` of its own).
     static var _unregistersOnDeinit: Bool { get }
+    /// The `#Unique` constraints: each an array of key paths whose values together are unique.
+    static var _uniquenessConstraints: [[AnyKeyPath]] { get }
 }
 
 extension PersistentModel {
     public static var _unregistersOnDeinit: Bool { false }
+    public static var _uniquenessConstraints: [[AnyKeyPath]] { [] }
 
     /// The model's identity in its store; temporary until its first save.
     public var persistentModelID: PersistentIdentifier { persistentBackingData.identifier(for: Self.self) }

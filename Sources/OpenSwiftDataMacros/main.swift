@@ -9,6 +9,7 @@ let providedMacros: [String: Macro.Type] = [
     "ModelMacro": ModelMacro.self,
     "PersistedPropertyMacro": PersistedPropertyMacro.self,
     "MarkerMacro": MarkerMacro.self,
+    "UniqueMacro": UniqueMacro.self,
 ]
 
 struct Provider: PluginProvider {

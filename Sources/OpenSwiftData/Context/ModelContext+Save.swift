@@ -101,7 +101,7 @@ extension ModelContext {
                     try bindColumns(of: backing, entity: entity, to: statement!) { pendingLinks.append((backing, $0, $1)) }
                     try statement!.runBound()
                     key = connection.lastInsertRowID
-                } catch let error as SQLiteError where error.code == 2067 && uniquenessPolicy == .upsert && !entity.uniqueColumns.isEmpty {
+                } catch let error as SQLiteError where error.code == 2067 && uniquenessPolicy == .upsert && entity.hasUniqueness {
                     // A unique value matched a stored row: update that row instead (SwiftData's upsert).
                     let upsert = try connection.statement(entity.upsertSQL)
                     try bindColumns(of: backing, entity: entity, to: upsert) { _, _ in }
@@ -271,10 +271,12 @@ extension ModelContext {
     /// "UNIQUE constraint failed: Student.id" → `ModelError.uniqueConstraintViolation`.
     func uniqueViolation(_ error: SQLiteError) -> Error {
         guard let range = error.message.range(of: "failed: ") else { return error }
-        let target = error.message[range.upperBound...].split(separator: ",").first.map(String.init) ?? ""
-        let parts = target.split(separator: ".", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 2 else { return error }
-        return ModelError.uniqueConstraintViolation(model: parts[0], property: parts[1])
+        // A compound constraint names every column: "Photo.album, Photo.sha256".
+        let targets = error.message[range.upperBound...].split(separator: ",").map {
+            $0.split(separator: ".", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        guard let first = targets.first, first.count == 2, targets.allSatisfy({ $0.count == 2 }) else { return error }
+        return ModelError.uniqueConstraintViolation(model: first[0], property: targets.map { $0[1] }.joined(separator: ", "))
     }
 }
 

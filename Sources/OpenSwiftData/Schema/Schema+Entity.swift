@@ -14,6 +14,13 @@ extension Schema {
         /// Properties stored in this entity's own table (attributes and to-one foreign keys), in column order.
         let columns: [Property]
         let uniqueColumns: [Property]
+        /// The `#Unique` constraints, each the columns whose values together are unique.
+        let compoundUniques: [[Property]]
+        /// Every uniqueness constraint by property names, as SwiftData's `Schema.Entity` gives them:
+        /// the `#Unique` ones, then each `@Attribute(.unique)` property alone.
+        public let uniquenessConstraints: [[String]]
+        /// Whether an insert can conflict with a stored row (and so become an upsert).
+        var hasUniqueness: Bool { !uniquenessConstraints.isEmpty }
         let relationships: [Property]
         /// `@Attribute(.externalStorage)` properties, whose column holds a blob digest.
         let externals: [Property]
@@ -38,6 +45,11 @@ extension Schema {
             byName = Dictionary(properties.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
             columns = properties.filter(\.hasColumn)
             uniqueColumns = columns.filter(\.isUnique)
+            let byKeyPath = self.byKeyPath, properties = self.properties
+            compoundUniques = type._uniquenessConstraints.map { constraint in
+                constraint.compactMap { byKeyPath[$0].map { properties[$0] } }.filter(\.hasColumn)
+            }.filter { !$0.isEmpty }
+            uniquenessConstraints = compoundUniques.map { $0.map(\.name) } + uniqueColumns.map { [$0.name] }
             relationships = properties.filter(\.isRelationship)
             externals = properties.filter { $0.isExternalStorage && $0.codec != nil }
             hasToMany = properties.contains { if case .toMany = $0.kind { return true } else { return false } }

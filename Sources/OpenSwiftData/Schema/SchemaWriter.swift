@@ -201,30 +201,38 @@ struct SchemaWriter {
         }
     }
 
-    /// One unique index per `.unique` property, one per to-one foreign key and one per external-storage
-    /// column; stale ones (a `.unique` removed) are dropped.
+    /// One unique index per `.unique` property and per `#Unique` constraint, one per to-one
+    /// foreign key and one per external-storage column; stale ones (a `.unique` removed) are dropped.
     func indexSteps(_ entity: Schema.Entity, present: [IndexInfo], dropping: [String], hasRows: Bool = false) throws -> [Step] {
         var wanted: [String: String] = [:]
+        var uniques = entity.compoundUniques
         for property in entity.columns {
             let name: String
-            let unique: Bool
             if property.isUnique {
-                (name, unique) = ("\(entity.name)_\(property.name)_unique", true)
+                uniques.append([property])
+                continue
             } else if property.isExternalStorage {
-                (name, unique) = ("\(entity.name)_\(property.name)_blob", false)
+                name = "\(entity.name)_\(property.name)_blob"
             } else if case .toOne = property.kind {
-                (name, unique) = ("\(entity.name)_\(property.name)_fk", false)
+                name = "\(entity.name)_\(property.name)_fk"
             } else {
                 continue
             }
-            wanted[name] = "CREATE \(unique ? "UNIQUE " : "")INDEX \(quoted(name)) ON \(entity.table)(\(property.column))"
-            if unique && hasRows && !present.contains(where: { $0.name == name }) {
-                let duplicates = try connection.rows("SELECT count(*) FROM (SELECT 1 FROM \(entity.table) WHERE \(property.column) IS NOT NULL GROUP BY \(property.column) HAVING count(*) > 1)")
+            wanted[name] = "CREATE INDEX \(quoted(name)) ON \(entity.table)(\(property.column))"
+        }
+        for columns in uniques {
+            let name = "\(entity.name)_\(columns.map(\.name).joined(separator: "_"))_unique"
+            let list = columns.map(\.column).joined(separator: ", ")
+            guard wanted[name] == nil else { continue }
+            wanted[name] = "CREATE UNIQUE INDEX \(quoted(name)) ON \(entity.table)(\(list))"
+            if hasRows && !present.contains(where: { $0.name == name }) {
+                let notNull = columns.map { "\($0.column) IS NOT NULL" }.joined(separator: " AND ")
+                let duplicates = try connection.rows("SELECT count(*) FROM (SELECT 1 FROM \(entity.table) WHERE \(notNull) GROUP BY \(list) HAVING count(*) > 1)")
                 if duplicates.first?.first != .integer(0) {
                     throw MigrationError.incompatibleChange(
-                        model: entity.name, property: property.name,
-                        change: "it is now .unique but stored rows share values",
-                        fix: "remove the duplicates first, or keep the property without .unique")
+                        model: entity.name, property: columns.map(\.name).joined(separator: ", "),
+                        change: columns.count == 1 ? "it is now .unique but stored rows share values" : "it is now #Unique but stored rows share values",
+                        fix: "remove the duplicates first (in a custom migration stage's willMigrate), or keep it without the constraint")
                 }
             }
         }
