@@ -1,14 +1,15 @@
 import Foundation
 
-/// The offline HTML gallery of an export: thumbnails linking to the photos, relative links only.
+/// The offline HTML gallery of an export: thumbnails (or, lacking one, the photo itself) linking to
+/// the photos, relative links only.
 enum Gallery {
     static func html(_ manifest: ExportManifest) -> String {
         let title = escape(manifest.memory.title)
         let date = escape(String(manifest.memory.date.prefix(10)))
         let items = manifest.files.map { file -> String in
             let href = link(file.file)
-            let img = file.thumbnail.map { "<img src=\"\(link($0))\" alt=\"\(escape(file.originalFilename))\" loading=\"lazy\">" }
-                ?? "<span>\(escape(file.originalFilename))</span>"
+            // Without a thumbnail, the photo itself (so that no photo is missing from the gallery).
+            let img = "<img src=\"\(link(file.thumbnail ?? file.file))\" alt=\"\(escape(file.originalFilename))\" loading=\"lazy\">"
             let caption = escape(file.takenAt.map { String($0.prefix(10)) + " · " } ?? "") + escape(file.originalFilename)
             return "<figure><a href=\"\(href)\">\(img)</a><figcaption>\(caption)</figcaption></figure>"
         }.joined(separator: "\n")

@@ -34,7 +34,10 @@ public struct ExportManifest: Codable, Equatable {
     public var exportedAt: String
     public var format: String
     public var files: [File]
+    /// Photos not exported (damaged in the library, or not convertible).
     public var failed: [Failure]
+    /// Photos exported, with something to know: a damaged thumbnail replaced in the gallery.
+    public var warnings: [Failure]
 }
 
 extension MemoryDetail {
@@ -47,74 +50,130 @@ extension MemoryDetail {
 }
 
 extension Library {
-    /// Writes a memory's photos into `destination` (created if needed; must be empty), with
-    /// `manifest.json` and, with `html`, an offline `index.html` gallery. Every name written is one
-    /// sanitized path component inside `destination`. Originals are copied byte for byte from
-    /// verified blobs: a damaged blob produces no file and is listed in `failed`.
+    /// Writes a memory's photos into `destination` (created if needed; must be empty and not a
+    /// symbolic link), with `manifest.json` and, with `html`, an offline `index.html` gallery.
+    /// Every file is written through `ExportFolder` (see its design notes): relative to the folder
+    /// opened at the start, under a temporary name until complete. Originals are copied byte for
+    /// byte from verified blobs: a damaged blob produces no file and is listed in `failed`.
+    /// - Throws: `ExportError` when the destination cannot be written (the export stops there),
+    ///   `LibraryError.notADirectory` / `.destinationNotEmpty`.
     public func export(_ memory: Memory, to destination: URL, options: ExportOptions) throws -> ExportManifest {
-        let dest = destination.standardizedFileURL
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: dest.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw LibraryError.notADirectory(dest.path) }
-            guard try FileManager.default.contentsOfDirectory(atPath: dest.path).isEmpty else { throw LibraryError.destinationNotEmpty(dest.path) }
-        } else {
-            try FileManager.default.createDirectory(at: dest, withIntermediateDirectories: true)
-        }
-        let thumbs = dest.appendingPathComponent("thumbs")
-        if options.html { try FileManager.default.createDirectory(at: thumbs, withIntermediateDirectories: false) }
+        let folder = try ExportFolder(creatingEmpty: destination.standardizedFileURL.path)
+        return try export(memory, into: folder, options: options)
+    }
+
+    /// Writes the export into an opened folder (the part of `export(_:to:options:)` after opening it).
+    func export(_ memory: Memory, into dest: ExportFolder, options: ExportOptions) throws -> ExportManifest {
+        let thumbs = options.html ? try ExportFolder(subfolder: "thumbs", of: dest) : nil
+        let storedThumbnails = options.html ? try thumbnailDigests(of: memory) : [:]
         var names = FileNames()
         var thumbNames = FileNames()
         var manifest = ExportManifest(
             memory: .init(id: memory.id.uuidString.lowercased(), title: memory.title, date: Formats.iso(memory.date), notes: memory.notes),
-            exportedAt: Formats.iso(Date()), format: options.format.rawValue, files: [], failed: [])
+            exportedAt: Formats.iso(Date()), format: options.format.rawValue, files: [], failed: [], warnings: [])
         for image in try images(of: memory) {
-            guard let digest = BlobDigest(hex: image.sha256) else { continue }
+            func fail(_ reason: String) {
+                manifest.failed.append(.init(originalFilename: image.filename,
+                                             reason: LibraryError.damagedImage(filename: image.filename, reason: reason).localizedDescription))
+            }
+            guard let digest = BlobDigest(hex: image.sha256) else {
+                fail("its recorded SHA-256 '\(image.sha256)' is not a digest")
+                continue
+            }
             let ext: String? = options.format == .original ? nil : (options.format == .png ? "png" : "jpg")
             let name = names.claim(image.filename, extension: ext)
-            let target = dest.appendingPathComponent(name)
-            precondition(target.deletingLastPathComponent().standardizedFileURL.path == dest.path, "export name escaped its folder")
+            var written = image.byteCount
+            var width = image.width, height = image.height
+            var original: Data?
             do {
-                var written = image.byteCount
-                var width = image.width, height = image.height
                 if options.format == .original && options.maxSize == nil {
-                    try blobs.export(digest, to: target)
+                    // Streamed; the hash is checked after the last chunk, before the file gets its name.
+                    try dest.write(name) { sink in try blobs.read(digest, verify: true, chunk: sink) }
                 } else {
-                    let original = try blobs.read(digest, verify: true)
+                    let bytes = try blobs.read(digest, verify: true)
+                    original = bytes
                     let output: Imaging.OutputFormat = options.format == .png ? .png : .jpeg(quality: options.quality, progressive: false)
                     let keepFormat = options.format == .original ? (image.format == "png" ? Imaging.OutputFormat.png : output) : output
-                    let data = try Imaging.reencode(original, as: keepFormat, maxSide: options.maxSize, keepMetadata: !options.stripMetadata)
-                    try writeNew(data, to: target)
-                    written = data.count
+                    let data = try Imaging.reencode(bytes, as: keepFormat, maxSide: options.maxSize, keepMetadata: !options.stripMetadata)
                     let info = try Imaging.probe(data)
-                    (width, height) = (info.width, info.height)
+                    try dest.write(name, data)
+                    (written, width, height) = (data.count, info.width, info.height)
                 }
-                var thumbName: String?
-                if options.html, let thumbnail = image.thumbnailData, !thumbnail.isEmpty {
+            } catch let error as BlobStoreError where error.isDamage {
+                fail(error.localizedDescription)
+                continue
+            } catch let error as ImageError {
+                manifest.failed.append(.init(originalFilename: image.filename,
+                                             reason: "\(image.filename) could not be converted and was not exported: \(error.localizedDescription) (export it with --format original)"))
+                continue
+            }
+            var thumbName: String?
+            if let thumbs {
+                var warning: String?
+                if let thumbnail = try galleryThumbnail(of: image, stored: storedThumbnails[image.id.uuidString], original: original, warning: &warning) {
                     let t = thumbNames.claim(name, extension: "jpg")
-                    try writeNew(thumbnail, to: thumbs.appendingPathComponent(t))
+                    try thumbs.write(t, thumbnail)
                     thumbName = "thumbs/" + t
                 }
-                manifest.files.append(.init(file: name, thumbnail: thumbName, originalFilename: image.filename, sha256: image.sha256,
-                                            format: options.format == .original ? image.format : options.format.rawValue,
-                                            width: width, height: height, bytes: written, takenAt: image.takenAt.map(Formats.iso)))
-            } catch let error as BlobStoreError {
-                manifest.failed.append(.init(originalFilename: image.filename,
-                                             reason: LibraryError.damagedImage(filename: image.filename, reason: error.localizedDescription).localizedDescription))
+                if let warning { manifest.warnings.append(.init(originalFilename: image.filename, reason: warning)) }
             }
+            manifest.files.append(.init(file: name, thumbnail: thumbName, originalFilename: image.filename, sha256: image.sha256,
+                                        format: options.format == .original ? image.format : options.format.rawValue,
+                                        width: width, height: height, bytes: written, takenAt: image.takenAt.map(Formats.iso)))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try writeNew(try encoder.encode(manifest), to: dest.appendingPathComponent("manifest.json"))
-        if options.html { try writeNew(Data(Gallery.html(manifest).utf8), to: dest.appendingPathComponent("index.html")) }
+        try dest.write("manifest.json", try encoder.encode(manifest))
+        if options.html { try dest.write("index.html", Data(Gallery.html(manifest).utf8)) }
+        try thumbs?.sync()
+        try dest.sync()
         return manifest
     }
 
-    /// Writes a new file (never through an existing name or symbolic link), synced.
-    func writeNew(_ data: Data, to url: URL) throws {
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: url.path]) }
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-        try handle.write(contentsOf: data)
-        try handle.synchronize()
+    // MARK: Thumbnails
+
+    /// The thumbnail digests the rows hold, by image id (upper-case UUID). Read with SQL, not
+    /// through `MemoryImage.thumbnailData`: a damaged blob read through the model is swallowed
+    /// (the property reads as empty, and the error is printed as an "autosave failed" line).
+    func thumbnailDigests(of memory: Memory) throws -> [String: BlobDigest] {
+        let rows = try context.query("""
+            SELECT i.id, i.thumbnailData FROM MemoryImage i JOIN Memory m ON i.memory = m._pk WHERE m.id = ?
+            """, [.text(memory.id.uuidString)])
+        var digests: [String: BlobDigest] = [:]
+        for row in rows {
+            if let id = row[0].stringValue, let hex = row[1].stringValue, let digest = BlobDigest(hex: hex) { digests[id.uppercased()] = digest }
+        }
+        return digests
+    }
+
+    /// The gallery's thumbnail of `image`: the stored one, verified; when that is damaged or
+    /// missing, one made from the verified original (with a `warning` when the stored one was
+    /// damaged). nil only when no thumbnail can be made: the gallery then shows the photo itself.
+    func galleryThumbnail(of image: MemoryImage, stored: BlobDigest?, original: Data?, warning: inout String?) throws -> Data? {
+        if let stored {
+            do {
+                return try blobs.read(stored, verify: true)
+            } catch let error as BlobStoreError where error.isDamage {
+                warning = "the thumbnail of \(image.filename) is damaged in the library (\(error.localizedDescription)); "
+                    + "the gallery uses one made from the photo (run `memories verify`)"
+            }
+        }
+        do {
+            guard let digest = BlobDigest(hex: image.sha256) else { return nil }
+            return try Imaging.thumbnail(of: try original ?? blobs.read(digest, verify: true), maxSide: 256, quality: 80).jpeg
+        } catch {
+            warning = (warning.map { $0 + "; " } ?? "") + "no thumbnail of \(image.filename) could be made (\(error.localizedDescription)); the gallery shows the photo itself"
+            return nil
+        }
+    }
+}
+
+extension BlobStoreError {
+    /// A problem of the stored content itself (as opposed to the system failing to read it).
+    var isDamage: Bool {
+        switch self {
+        case .corrupt, .missing: return true
+        default: return false
+        }
     }
 }

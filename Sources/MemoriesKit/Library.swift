@@ -109,8 +109,23 @@ public enum Formats {
         return f.string(from: date)
     }
 
-    /// `YYYY-MM-DD` (UTC midnight) or an ISO 8601 date-time.
+    /// `YYYY-MM-DD` (UTC midnight) or an ISO 8601 date-time, in the years 1–9999.
+    /// - Throws: `LibraryError.invalidDate` for anything else (the CLI makes it a usage error).
     public static func parseDate(_ text: String) throws -> Date {
+        // A four-digit year first: DateFormatter alone also takes "99999-01-01" and "-1-01-01".
+        let head = Array(text.utf8.prefix(10))
+        let digits = [0, 1, 2, 3, 5, 6, 8, 9]
+        guard head.count == 10, head[4] == UInt8(ascii: "-"), head[7] == UInt8(ascii: "-"),
+              digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(head[$0]) }),
+              let date = parse(text) else { throw LibraryError.invalidDate(text) }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.era, .year], from: date)
+        guard parts.era == 1, let year = parts.year, (1...9999).contains(year) else { throw LibraryError.invalidDate(text) }
+        return date
+    }
+
+    private static func parse(_ text: String) -> Date? {
         let iso = ISO8601DateFormatter()
         if let date = iso.date(from: text) { return date }
         let f = DateFormatter()
@@ -120,7 +135,7 @@ public enum Formats {
             f.dateFormat = format
             if let date = f.date(from: text) { return date }
         }
-        throw LibraryError.invalidDate(text)
+        return nil
     }
 
     public static func bytes(_ count: Int) -> String {

@@ -35,10 +35,10 @@ enum ImportCommand: Command {
         options.into = arguments.value("into")
         options.notes = arguments.value("notes")
         options.dryRun = arguments.has("dry-run")
-        if let date = arguments.value("date") { options.date = try Formats.parseDate(date) }
+        options.date = try arguments.date("date")
         if let jobs = try arguments.int("jobs", in: 1...256) { options.jobs = jobs }
         for path in arguments.positionals where !FileManager.default.fileExists(atPath: path) {
-            throw UsageError(message: "\(path): no such file or folder")
+            throw UsageError(message: "\(Output.escaped(path)): no such file or folder")
         }
         let progress = Output.Progress("importing")
         let report = try library().importPhotos(arguments.positionals, options: options) { progress.update($0, $1) }
@@ -46,8 +46,8 @@ enum ImportCommand: Command {
         if arguments.has("json") {
             try Output.json(report)
         } else {
-            for rejection in report.rejected { Output.error("rejected \(rejection.path): \(rejection.reason)") }
-            let title = report.memory.map { "'\($0.title)' (\($0.id.prefix(8)))" } ?? "(dry run)"
+            for rejection in report.rejected { Output.error("rejected \(Output.escaped(rejection.path)): \(Output.escaped(rejection.reason))") }
+            let title = report.memory.map { "'\(Output.escaped($0.title))' (\($0.id.prefix(8)))" } ?? "(dry run)"
             Output.print("\(options.dryRun ? "would import" : "imported") \(report.imported) photo\(report.imported == 1 ? "" : "s") into \(title); "
                          + "\(report.duplicates) already there, \(report.skipped) skipped, \(report.rejected.count) rejected")
         }

@@ -20,15 +20,15 @@ enum ListCommand: Command {
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         try requirePositionals(arguments, 0...0, "")
-        let since = try arguments.value("since").map(Formats.parseDate)
-        let until = try arguments.value("until").map(Formats.parseDate)
+        let since = try arguments.date("since")
+        let until = try arguments.date("until")
         let memories = try library().list(since: since, until: until, search: arguments.value("search"))
         if arguments.has("json") {
             try Output.json(memories)
         } else {
             for m in memories {
                 let count = "\(m.imageCount) photo\(m.imageCount == 1 ? "" : "s")"
-                Output.print("\(m.date.prefix(10))  \(count.padding(toLength: 11, withPad: " ", startingAt: 0)) \(Formats.bytes(m.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))  \(m.id.prefix(8))  \(m.title)")
+                Output.print("\(m.date.prefix(10))  \(count.padding(toLength: 11, withPad: " ", startingAt: 0)) \(Formats.bytes(m.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))  \(m.id.prefix(8))  \(Output.escaped(m.title))")
             }
         }
         return ExitCode.success
@@ -56,12 +56,12 @@ enum ShowCommand: Command {
             try Output.json(detail)
             return ExitCode.success
         }
-        Output.print("\(detail.title)\n\(detail.date.prefix(10))  id \(detail.id)")
+        Output.print("\(Output.escaped(detail.title))\n\(detail.date.prefix(10))  id \(detail.id)")
         if !detail.notes.isEmpty { Output.print("\n\(detail.notes)") }
         Output.print("")
         for image in detail.images {
             let taken = image.takenAt.map { String($0.prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "                "
-            Output.print("\(image.id.prefix(8))  \(taken)  \(image.format.padding(toLength: 4, withPad: " ", startingAt: 0)) \("\(image.width)x\(image.height)".padding(toLength: 10, withPad: " ", startingAt: 0)) \(Formats.bytes(image.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))  \(image.filename)")
+            Output.print("\(image.id.prefix(8))  \(taken)  \(image.format.padding(toLength: 4, withPad: " ", startingAt: 0)) \("\(image.width)x\(image.height)".padding(toLength: 10, withPad: " ", startingAt: 0)) \(Formats.bytes(image.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))  \(Output.escaped(image.filename))")
         }
         Output.print("\(detail.images.count) photo\(detail.images.count == 1 ? "" : "s"), \(Formats.bytes(detail.images.reduce(0) { $0 + $1.bytes }))")
         return ExitCode.success
@@ -81,11 +81,11 @@ enum EditCommand: Command {
         guard arguments.value("title") != nil || arguments.value("notes") != nil || arguments.value("date") != nil else {
             throw UsageError(message: "nothing to change: give --title, --notes or --date")
         }
-        let date = try arguments.value("date").map(Formats.parseDate)
+        let date = try arguments.date("date")
         let lib = try library()
         let memory = try lib.resolve(arguments.positionals[0])
         try lib.edit(memory, title: arguments.value("title"), notes: arguments.value("notes"), date: date)
-        Output.print("updated '\(memory.title)'")
+        Output.print("updated '\(Output.escaped(memory.title))'")
         return ExitCode.success
     }
 }
@@ -103,7 +103,7 @@ enum RemoveCommand: Command {
         let lib = try library()
         let memory = try lib.resolve(arguments.positionals[0])
         let image = try lib.remove(memory, image: arguments.positionals[1])
-        Output.print("removed \(image.filename) from '\(memory.title)'")
+        Output.print("removed \(Output.escaped(image.filename)) from '\(Output.escaped(memory.title))'")
         return ExitCode.success
     }
 }
@@ -122,15 +122,15 @@ enum DeleteCommand: Command {
         let memory = try lib.resolve(arguments.positionals[0])
         if !arguments.has("yes") {
             guard isatty(STDIN_FILENO) == 1 else { throw UsageError(message: "delete needs --yes when input is not a terminal") }
-            FileHandle.standardError.write(Data("Delete '\(memory.title)' and its \(memory.memoryImages.count) photos? [y/N] ".utf8))
+            FileHandle.standardError.write(Data("Delete '\(Output.escaped(memory.title))' and its \(memory.memoryImages.count) photos? [y/N] ".utf8))
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                Output.print("kept '\(memory.title)'")
+                Output.print("kept '\(Output.escaped(memory.title))'")
                 return ExitCode.failure
             }
         }
         let title = memory.title
         try lib.delete(memory)
-        Output.print("deleted '\(title)'")
+        Output.print("deleted '\(Output.escaped(title))'")
         return ExitCode.success
     }
 }

@@ -37,6 +37,7 @@ enum ExportCommand: Command {
         let memory = try lib.resolve(arguments.positionals[0])
         let manifest = try lib.export(memory, to: URL(fileURLWithPath: arguments.positionals[1]), options: options)
         for failure in manifest.failed { Output.error(failure.reason) }
+        for warning in manifest.warnings { Output.error(warning.reason) }
         if arguments.has("json") {
             try Output.json(manifest)
         } else {

@@ -27,25 +27,24 @@ The library is --library DIR, else $MEMORIES_LIBRARY, else $XDG_DATA_HOME/memori
 """
 
 func run(_ args: [String]) -> Int32 {
-    var rest = args
+    var leading = args[...]
     var libraryPath: String?
-    // --library may come anywhere; take it out first.
-    var i = 0
-    while i < rest.count {
-        if rest[i] == "--library" {
-            guard i + 1 < rest.count else {
-                Output.error("--library needs a folder")
+    // --library before the command name; after it, it is one of every command's options (parsed
+    // with them, so it is never taken out of another option's value).
+    while let first = leading.first, first == "--library" || first.hasPrefix("--library=") {
+        leading.removeFirst()
+        if first == "--library" {
+            guard let folder = leading.first, !folder.hasPrefix("--") else {
+                Output.error("--library needs a folder (to give one starting with --, write --library=FOLDER)\n\n\(rootHelp)")
                 return ExitCode.usage
             }
-            libraryPath = rest[i + 1]
-            rest.removeSubrange(i...(i + 1))
-        } else if rest[i].hasPrefix("--library=") {
-            libraryPath = String(rest[i].dropFirst("--library=".count))
-            rest.remove(at: i)
+            libraryPath = folder
+            leading.removeFirst()
         } else {
-            i += 1
+            libraryPath = String(first.dropFirst("--library=".count))
         }
     }
+    let rest = Array(leading)
     guard let name = rest.first else {
         FileHandle.standardError.write(Data((rootHelp + "\n").utf8))
         return ExitCode.usage
@@ -68,11 +67,15 @@ func run(_ args: [String]) -> Int32 {
         return ExitCode.success
     }
     do {
-        let arguments = try Arguments(commandArgs, options: command.options, flags: command.flags)
-        let directory = libraryPath.map { URL(fileURLWithPath: $0) } ?? Library.defaultDirectory()
+        let arguments = try Arguments(commandArgs, options: command.options.union(["library"]), flags: command.flags)
+        let directory = (arguments.value("library") ?? libraryPath).map { URL(fileURLWithPath: $0) } ?? Library.defaultDirectory()
         return try command.run(arguments) { try Library(directory: directory, readOnly: readOnlyCommands.contains(command.name)) }
     } catch let error as UsageError {
         Output.error("\(error.message)\nUsage: \(command.usage)")
+        return ExitCode.usage
+    } catch let error as LibraryError where error.isInvalidDate {
+        // Dates come from the command line only: a bad one is a usage error wherever it is read.
+        Output.error("\(describe(error))\nUsage: \(command.usage)")
         return ExitCode.usage
     } catch {
         Output.error(describe(error))
@@ -88,6 +91,13 @@ func describe(_ error: Error) -> String {
             + "what was imported before is intact. Free some space and run the same command again."
     }
     return text
+}
+
+extension LibraryError {
+    var isInvalidDate: Bool {
+        if case .invalidDate = self { return true }
+        return false
+    }
 }
 
 exit(run(Array(CommandLine.arguments.dropFirst())))

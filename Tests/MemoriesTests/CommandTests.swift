@@ -26,7 +26,7 @@ import Testing
         #expect(try box.run("list", "--search", "gelato", "--json").json([ListJSON].self).map(\.title) == ["Été à Rome"])
         #expect(try box.run("list", "--search", "IMG_0004", "--json").json([ListJSON].self).map(\.title) == ["Paris"])
         #expect(try box.run("list", "--search", "nothing-like-this", "--json").json([ListJSON].self).isEmpty)
-        #expect(try box.run("list", "--since", "yesterday").status == 1)
+        #expect(try box.run("list", "--since", "yesterday").status == 64, "a bad date is a usage error")
     }
 
     @Test func showFindsByIdPrefixOrTitleAndExplainsAmbiguity() throws {

@@ -1,0 +1,149 @@
+// ExportFolder: an export's destination, held open by descriptor.
+//
+// DESIGN NOTES: the rules that keep an export inside its folder and its files whole
+// ===================================================================================
+// (1) The destination is opened once, O_DIRECTORY | O_NOFOLLOW, and that descriptor is held for
+//     the whole export. A destination that is a symbolic link is refused. Renaming the folder
+//     away, or putting a symbolic link in its place, mid-export changes nothing: every later
+//     write is relative to the descriptor, so it lands in the folder that was opened.
+// (2) Subfolders (`thumbs`) are made with mkdirat and opened with openat(O_DIRECTORY |
+//     O_NOFOLLOW) relative to their parent's descriptor, which is held too. A subfolder that is
+//     a symbolic link is refused.
+// (3) A file is written under a temporary hidden name (`.NAME.partial-RANDOM`), created with
+//     openat(O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW), fsync'ed, closed, and only then renamed
+//     (renameat, same descriptor) to its final name. So a final name only ever names a complete
+//     file; on any failure, the temporary file is removed.
+// (4) Failures of the destination throw `ExportError.destination` with the errno and the final
+//     name, never a library error; errors of the content producer (a corrupt blob) pass through
+//     unchanged, after the temporary file was removed.
+import Foundation
+
+/// A folder an export writes into: a held descriptor, and writes that never follow a link or
+/// leave a partial file under a final name.
+///
+/// ```swift
+/// let folder = try ExportFolder(creatingEmpty: "/home/me/Rome")
+/// try folder.write("manifest.json", data)
+/// try folder.sync()
+/// ```
+final class ExportFolder {
+    /// The path the folder was opened at, for messages.
+    let path: String
+    let fd: Int32
+
+    /// Opens `path` as an empty folder, creating it (and missing parents) if needed.
+    /// - Throws: `ExportError.symbolicLink` if it is a symbolic link, `LibraryError.notADirectory`
+    ///   if it is something else, `LibraryError.destinationNotEmpty`, `ExportError.destination`.
+    convenience init(creatingEmpty path: String) throws {
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty && !FileManager.default.fileExists(atPath: parent) {
+            do {
+                try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+            } catch {
+                throw ExportError.destination(path: parent, operation: "creating the folder", errno: Self.posixCode(of: error))
+            }
+        }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+            throw ExportError.destination(path: path, operation: "creating the folder", errno: errno)
+        }
+        try self.init(opening: path, at: AT_FDCWD, shownAs: path)
+        guard try entries().isEmpty else { throw LibraryError.destinationNotEmpty(path) }
+    }
+
+    /// Opens `name` in `parent`, creating it if needed; a symbolic link is refused.
+    convenience init(subfolder name: String, of parent: ExportFolder) throws {
+        let shown = parent.path + "/" + name
+        if mkdirat(parent.fd, name, 0o755) != 0 && errno != EEXIST {
+            throw ExportError.destination(path: shown, operation: "creating the folder", errno: errno)
+        }
+        try self.init(opening: name, at: parent.fd, shownAs: shown)
+    }
+
+    private init(opening name: String, at base: Int32, shownAs shown: String) throws {
+        let fd = openat(base, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            var info = stat()
+            if code == ELOOP || code == ENOTDIR, fstatat(base, name, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+                if info.st_mode & S_IFMT == S_IFLNK { throw ExportError.symbolicLink(path: shown) }
+                if info.st_mode & S_IFMT != S_IFDIR { throw LibraryError.notADirectory(shown) }
+            }
+            throw ExportError.destination(path: shown, operation: "opening the folder", errno: code)
+        }
+        self.fd = fd
+        self.path = shown
+    }
+
+    deinit { close(fd) }
+
+    /// The names in the folder (not "." and "..").
+    func entries() throws -> [String] {
+        let copy = dup(fd)
+        guard copy >= 0, let dir = fdopendir(copy) else {
+            throw ExportError.destination(path: path, operation: "reading the folder", errno: errno)
+        }
+        defer { closedir(dir) }
+        rewinddir(dir)  // the copy shares the descriptor's position with every earlier listing
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    // MARK: Writing
+
+    /// Writes `data` as the new file `name`.
+    func write(_ name: String, _ data: Data) throws {
+        try write(name) { sink in try data.withUnsafeBytes { try sink($0) } }
+    }
+
+    /// Writes the new file `name` from what `produce` passes to its sink, chunk by chunk: under a
+    /// temporary name, synced, then renamed (rule 3). An error thrown by `produce` is rethrown as is.
+    func write(_ name: String, _ produce: (_ sink: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        let shown = path + "/" + name
+        let temporary = ".\(name).partial-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+        let file = openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard file >= 0 else { throw ExportError.destination(path: shown, operation: "writing", errno: errno) }
+        var open = true
+        do {
+            try produce { bytes in try Self.writeAll(file, bytes, shown) }
+            guard fsync(file) == 0 else { throw ExportError.destination(path: shown, operation: "writing", errno: errno) }
+            open = false
+            guard close(file) == 0 else { throw ExportError.destination(path: shown, operation: "writing", errno: errno) }
+            guard renameat(fd, temporary, fd, name) == 0 else {
+                throw ExportError.destination(path: shown, operation: "writing", errno: errno)
+            }
+        } catch {
+            if open { close(file) }
+            unlinkat(fd, temporary, 0)
+            throw error
+        }
+    }
+
+    /// Makes the folder's entries durable (after the renames).
+    func sync() throws {
+        guard fsync(fd) == 0 else { throw ExportError.destination(path: path, operation: "syncing the folder", errno: errno) }
+    }
+
+    static func writeAll(_ file: Int32, _ bytes: UnsafeRawBufferPointer, _ shown: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Foundation.write(file, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ExportError.destination(path: shown, operation: "writing", errno: errno)
+            }
+            offset += n
+        }
+    }
+
+    /// The errno under a Foundation error, or EIO.
+    static func posixCode(of error: Error) -> Int32 {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let posix = underlying, posix.domain == NSPOSIXErrorDomain { return Int32(posix.code) }
+        if (error as NSError).domain == NSPOSIXErrorDomain { return Int32((error as NSError).code) }
+        return EIO
+    }
+}

@@ -1,0 +1,207 @@
+import BlobStore
+import Foundation
+import Imaging
+@testable import MemoriesKit
+import Testing
+
+/// Export under attack ("Never lose a photo"): symbolic links swapped in, full and read-only disks,
+/// damaged thumbnails.
+@Suite struct ExportSafetyTests {
+    /// A sandbox with Rome (4 photos) imported, and an empty folder outside any destination.
+    func seeded() throws -> (Sandbox, outside: URL) {
+        let box = Sandbox()
+        let imported = try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome", "--json").json(ImportJSON.self)
+        #expect(imported.imported == 4)
+        let outside = box.url.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        return (box, outside)
+    }
+
+    /// Every path under `folder`, recursively.
+    func tree(_ folder: URL) -> [String] { (FileManager.default.subpaths(atPath: folder.path) ?? []).sorted() }
+
+    // MARK: Symbolic links
+
+    @Test func aDestinationThatIsASymbolicLinkIsRefused() throws {
+        let (box, outside) = try seeded()
+        let dest = box.url.appendingPathComponent("dest")
+        try FileManager.default.createSymbolicLink(atPath: dest.path, withDestinationPath: outside.path)
+        let result = try box.run("export", "Rome", dest.path, "--html")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(dest.path) is a symbolic link"), "\(result.stderr)")
+        #expect(tree(outside).isEmpty, "written through the link: \(tree(outside))")
+    }
+
+    @Test func swappingTheDestinationForALinkMidExportWritesEverythingIntoTheOpenedFolder() throws {
+        let (box, outside) = try seeded()
+        let library = try Library(directory: box.library)
+        let memory = try library.resolve("Rome")
+        let dest = box.url.appendingPathComponent("dest")
+        let folder = try ExportFolder(creatingEmpty: dest.path)
+        // The attack: the folder is renamed away and a link to elsewhere put in its place.
+        let moved = box.url.appendingPathComponent("moved")
+        #expect(rename(dest.path, moved.path) == 0)
+        try FileManager.default.createSymbolicLink(atPath: dest.path, withDestinationPath: outside.path)
+        var options = ExportOptions()
+        options.html = true
+        let manifest = try library.export(memory, into: folder, options: options)
+        #expect(manifest.files.count == 4 && manifest.failed.isEmpty && manifest.warnings.isEmpty)
+        #expect(tree(outside).isEmpty, "written through the link: \(tree(outside))")
+        let written = tree(moved)
+        #expect(written.filter { $0.hasSuffix(".jpg") }.count == 8, "4 photos and 4 thumbnails: \(written)")
+        #expect(written.contains("manifest.json") && written.contains("index.html"))
+        #expect(!written.contains { $0.contains(".partial") }, "\(written)")
+        for file in manifest.files {
+            #expect(try sha256(moved.appendingPathComponent(file.file)) == file.sha256)
+        }
+    }
+
+    @Test func aThumbsFolderThatIsASymbolicLinkIsRefused() throws {
+        let (box, outside) = try seeded()
+        let library = try Library(directory: box.library)
+        let dest = box.url.appendingPathComponent("dest")
+        let folder = try ExportFolder(creatingEmpty: dest.path)
+        try FileManager.default.createSymbolicLink(atPath: dest.appendingPathComponent("thumbs").path, withDestinationPath: outside.path)
+        var options = ExportOptions()
+        options.html = true
+        #expect(throws: ExportError.symbolicLink(path: dest.path + "/thumbs")) {
+            try library.export(try library.resolve("Rome"), into: folder, options: options)
+        }
+        #expect(tree(outside).isEmpty, "written through the link: \(tree(outside))")
+    }
+
+    @Test func theWriterKeepsWritingIntoItsFoldersWhenAParentIsSwappedForALink() throws {
+        let box = Sandbox()
+        let dest = box.url.appendingPathComponent("dest")
+        let outside = box.url.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside.appendingPathComponent("thumbs"), withIntermediateDirectories: true)
+        let folder = try ExportFolder(creatingEmpty: dest.path)
+        let thumbs = try ExportFolder(subfolder: "thumbs", of: folder)
+        let moved = box.url.appendingPathComponent("moved")
+        #expect(rename(dest.path, moved.path) == 0)
+        try FileManager.default.createSymbolicLink(atPath: dest.path, withDestinationPath: outside.path)
+        try thumbs.write("t.jpg", Data("thumb".utf8))
+        try folder.write("p.jpg", Data("photo".utf8))
+        try thumbs.sync()
+        try folder.sync()
+        #expect(tree(outside) == ["thumbs"])
+        #expect(tree(moved) == ["p.jpg", "thumbs", "thumbs/t.jpg"])
+        #expect(try Data(contentsOf: moved.appendingPathComponent("thumbs/t.jpg")) == Data("thumb".utf8))
+        #expect(try Data(contentsOf: moved.appendingPathComponent("p.jpg")) == Data("photo".utf8))
+    }
+
+    @Test func aFailedWriteLeavesNeitherAFinalNameNorATemporaryFile() throws {
+        let box = Sandbox()
+        let folder = try ExportFolder(creatingEmpty: box.url.appendingPathComponent("dest").path)
+        let damage = BlobStoreError.missing(SHA256.digest(Data("x".utf8)))
+        #expect(throws: damage) {
+            try folder.write("p.jpg") { sink in
+                try Data("half a photo".utf8).withUnsafeBytes { try sink($0) }
+                throw damage
+            }
+        }
+        #expect(try folder.entries().isEmpty)
+        try folder.write("q.jpg", Data("whole".utf8))
+        #expect(try folder.entries() == ["q.jpg"], "the temporary name is gone after the rename")
+    }
+
+    // MARK: Write failures say what happened
+
+    @Test func destinationErrorsNameTheFileAndTheCause() throws {
+        let full = ExportError.destination(path: "/x/IMG_1.jpg", operation: "writing", errno: ENOSPC).localizedDescription
+        #expect(full.hasPrefix("disk full (ENOSPC) writing /x/IMG_1.jpg; the export stopped"), "\(full)")
+        #expect(ExportError.destination(path: "/x/a.jpg", operation: "writing", errno: EACCES).localizedDescription.hasPrefix("permission denied (EACCES) writing /x/a.jpg"))
+        #expect(ExportError.destination(path: "/x/a.jpg", operation: "writing", errno: EROFS).localizedDescription.hasPrefix("read-only file system (EROFS) writing /x/a.jpg"))
+        // A real ENOSPC through the writer: /dev/full fails every write with it.
+        let fd = open("/dev/full", O_WRONLY | O_CLOEXEC)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        #expect(throws: ExportError.destination(path: "/out/p.jpg", operation: "writing", errno: ENOSPC)) {
+            try Data("photo".utf8).withUnsafeBytes { try ExportFolder.writeAll(fd, $0, "/out/p.jpg") }
+        }
+    }
+
+    @Test(.enabled(if: canMount, "needs root and tmpfs mounts"))
+    func aFullDiskStopsTheExportSayingSoAndLeavesNoPartialFile() throws {
+        let (box, _) = try seeded()
+        let disk = box.url.appendingPathComponent("disk")
+        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+        #expect(mount("tmpfs", disk.path, "tmpfs", 0, "size=64k") == 0)
+        defer { umount2(disk.path, Int32(MNT_DETACH)) }
+        for format in ["original", "png"] {
+            let dest = disk.appendingPathComponent(format)
+            let result = try box.run("export", "Rome", dest.path, "--format", format)
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("disk full (ENOSPC) writing \(dest.path)/"), "\(result.stderr)")
+            #expect(!result.stderr.contains("damaged in the library") && !result.stderr.contains("NSCocoaErrorDomain"), "\(result.stderr)")
+            let names = tree(dest)
+            #expect(!names.contains { $0.contains(".partial") }, "\(names)")
+            for name in names {
+                let data = try Data(contentsOf: dest.appendingPathComponent(name))
+                if format == "original" {
+                    let source = try FileManager.default.subpathsOfDirectory(atPath: fixturePhotos.appendingPathComponent("Rome").path).first { $0.hasSuffix(name) }
+                    #expect(try data == Data(contentsOf: fixturePhotos.appendingPathComponent("Rome/\(try #require(source))")), "\(name) is truncated")
+                } else {
+                    #expect(try Imaging.probe(data).format == .png, "\(name) is truncated")
+                }
+            }
+            try? FileManager.default.removeItem(at: dest)
+        }
+    }
+
+    @Test func aReadOnlyDestinationSaysSo() throws {
+        let (box, _) = try seeded()
+        let dest = box.url.appendingPathComponent("ro")
+        try FileManager.default.createDirectory(at: dest, withIntermediateDirectories: true)
+        let expected: String
+        if geteuid() != 0 {
+            chmod(dest.path, 0o555)
+            expected = "permission denied (EACCES) writing \(dest.path)/"
+        } else if canMount {
+            // Root ignores permissions: a read-only file system instead.
+            #expect(mount("tmpfs", dest.path, "tmpfs", UInt(MS_RDONLY), "size=64k") == 0)
+            expected = "read-only file system (EROFS) writing \(dest.path)/"
+        } else {
+            return  // root without mounts: permissions cannot be provoked (the error text is tested above)
+        }
+        defer { umount2(dest.path, Int32(MNT_DETACH)); chmod(dest.path, 0o755) }
+        let result = try box.run("export", "Rome", dest.path)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(expected), "\(result.stderr)")
+        #expect(!result.stderr.contains("already exists") && !result.stderr.contains("damaged in the library"), "\(result.stderr)")
+    }
+
+    // MARK: Damaged thumbnails
+
+    @Test func aDamagedThumbnailIsReplacedInTheGalleryAndReported() throws {
+        let box = Sandbox()
+        let photo = box.copy(fixturePhotos.appendingPathComponent("Rome/IMG_0001.jpg"), to: "in/IMG_0001.jpg")
+        #expect(try box.run("import", photo.path, "--title", "One").status == 0)
+        let original = try box.run("show", "One", "--json").json(ShowJSON.self).images[0].sha256
+        let thumbnails = box.blobFiles().filter { !$0.hasSuffix(original) }
+        try #require(thumbnails.count == 1, "\(box.blobFiles())")
+        let blob = box.library.appendingPathComponent(".library_SUPPORT/sha256/\(thumbnails[0])")
+        var bytes = try Data(contentsOf: blob)
+        bytes[bytes.count / 2] ^= 0x55
+        try bytes.write(to: blob)
+        let dest = box.url.appendingPathComponent("out")
+        let result = try box.run("export", "One", dest.path, "--html")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("autosave"), "\(result.stderr)")
+        #expect(result.stderr.contains("the thumbnail of IMG_0001.jpg is damaged in the library"), "\(result.stderr)")
+        let html = try String(contentsOf: dest.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(html.contains(#"<a href="IMG_0001.jpg"><img src="thumbs/IMG_0001.jpg""#), "\(html)")
+        let thumb = try Imaging.probe(Data(contentsOf: dest.appendingPathComponent("thumbs/IMG_0001.jpg")))
+        #expect(max(thumb.width, thumb.height) == 256, "made again from the photo")
+        #expect(try sha256(dest.appendingPathComponent("IMG_0001.jpg")) == original)
+        #expect(!tree(dest).contains { $0.contains(".partial") })
+    }
+
+    @Test func aPhotoWithoutAThumbnailIsShownInTheGalleryByItself() {
+        let file = ExportManifest.File(file: "a b.jpg", thumbnail: nil, originalFilename: "a b.jpg", sha256: "", format: "jpeg",
+                                       width: 1, height: 1, bytes: 1, takenAt: nil)
+        let manifest = ExportManifest(memory: .init(id: "", title: "t", date: "2024-01-01", notes: ""), exportedAt: "", format: "original",
+                                      files: [file], failed: [], warnings: [])
+        #expect(Gallery.html(manifest).contains(#"<a href="a%20b.jpg"><img src="a%20b.jpg""#))
+    }
+}
