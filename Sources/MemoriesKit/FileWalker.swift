@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 
 /// Lists the files under the import's inputs with opendir/readdir on raw byte paths, so names
 /// with newlines or invalid UTF-8 are read as they are. Symbolic links to files are followed;
@@ -7,6 +8,8 @@ struct FileWalker {
     struct Entry {
         /// The path as bytes, for open(2).
         var path: [CChar]
+        /// The walk found a symbolic link here (to a file), so opening it follows one link.
+        var isSymbolicLink = false
         /// The path for people (invalid UTF-8 shown as U+FFFD).
         var display: String
         var name: String
@@ -27,10 +30,16 @@ struct FileWalker {
                 problem(.unreadable(root, String(cString: strerror(errno))))
                 continue
             }
-            if (info.st_mode & S_IFMT) == S_IFDIR {
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
                 walkDirectory(bytes, display: root, depth: 0, visit: visit, problem: problem)
-            } else {
-                visit(Entry(path: bytes, display: root, name: (root as NSString).lastPathComponent))
+            case S_IFREG:
+                var own = stat()
+                let isLink = lstat(bytes, &own) == 0 && (own.st_mode & S_IFMT) == S_IFLNK
+                visit(Entry(path: bytes, isSymbolicLink: isLink, display: root, name: (root as NSString).lastPathComponent))
+            default:
+                // Named on the command line, so said: a FIFO or device would block or never end.
+                problem(.unreadable(root, "not a regular file (\(Self.kind(info.st_mode)))"))
             }
         }
     }
@@ -82,7 +91,7 @@ struct FileWalker {
                 if stat(childPath, &target) != 0 {
                     problem(.unreadable(childDisplay, "broken symbolic link"))
                 } else if (target.st_mode & S_IFMT) == S_IFREG {
-                    visit(Entry(path: childPath, display: childDisplay, name: child.name))
+                    visit(Entry(path: childPath, isSymbolicLink: true, display: childDisplay, name: child.name))
                 } else {
                     problem(.notFollowed(childDisplay, "symbolic link to a folder, not followed"))
                 }
@@ -91,32 +100,73 @@ struct FileWalker {
             }
         }
     }
-}
 
-/// Reads a whole file by byte path, with read(2) into one buffer of the file's size.
-func readFile(_ path: [CChar], display: String) throws -> Data {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw ReadError(reason: "cannot read: \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0 else { throw ReadError(reason: "cannot read: \(String(cString: strerror(errno)))") }
-    var data = Data(count: Int(info.st_size))
-    var filled = 0
-    let failure: Int32? = data.withUnsafeMutableBytes { raw -> Int32? in
-        while filled < raw.count {
-            let n = read(fd, raw.baseAddress! + filled, raw.count - filled)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            if n == 0 { break }
-            filled += n
+    /// What a file that is not regular is, for people.
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: return "a named pipe"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        case S_IFDIR: return "a folder"
+        case S_IFLNK: return "a symbolic link"
+        default: return "not a file"
         }
-        return nil
     }
-    if let failure { throw ReadError(reason: "cannot read: \(String(cString: strerror(failure)))") }
-    if filled < data.count { data.count = filled }  // the file shrank while being read
-    return data
 }
 
-struct ReadError: Error { var reason: String }
+/// A file to import, identified before it is read: opened without blocking (a FIFO swapped in
+/// never hangs) and without following a symbolic link the walk did not see, `fstat`ed (only a
+/// regular file goes further), its first bytes sniffed; only an image within `maxSize` is then
+/// read whole. Nothing that is skipped is read past its header.
+enum ImportFile {
+    case image(Data)
+    /// Not an image (by content): only its header was read.
+    case notAnImage(header: Data)
+    case rejected(String)
+
+    static let headerLength = 64
+
+    static func read(_ entry: FileWalker.Entry, maxSize: Int64) -> ImportFile {
+        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (entry.isSymbolicLink ? 0 : O_NOFOLLOW)
+        let fd = open(entry.path, flags)
+        guard fd >= 0 else {
+            return .rejected(errno == ELOOP ? "became a symbolic link while being imported; not followed" : "cannot read: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .rejected("cannot read: \(String(cString: strerror(errno)))") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return .rejected("not a regular file (\(FileWalker.kind(info.st_mode)))") }
+        let size = Int64(info.st_size)
+        var header = Data(count: Int(min(size, Int64(headerLength))))
+        if let failure = fill(&header, from: fd) { return .rejected("cannot read: \(String(cString: strerror(failure)))") }
+        guard ImageFormat.sniff(header) != nil else { return .notAnImage(header: header) }
+        guard size <= maxSize else {
+            return .rejected("too large to import: \(Formats.bytes(Int(clamping: size))) (the limit is \(Formats.bytes(Int(clamping: maxSize))); --max-file-size raises it)")
+        }
+        var data = Data(count: Int(size))
+        data.replaceSubrange(0..<header.count, with: header)
+        if let failure = fill(&data, from: fd, startingAt: header.count) { return .rejected("cannot read: \(String(cString: strerror(failure)))") }
+        return .image(data)
+    }
+
+    /// Reads into `data` from `start` until it is full or the file ends (then `data` is shortened:
+    /// the file shrank while being read); the errno on failure.
+    static func fill(_ data: inout Data, from fd: Int32, startingAt start: Int = 0) -> Int32? {
+        var filled = start
+        let failure: Int32? = data.withUnsafeMutableBytes { raw -> Int32? in
+            while filled < raw.count {
+                let n = Glibc.read(fd, raw.baseAddress! + filled, raw.count - filled)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                if n == 0 { break }
+                filled += n
+            }
+            return nil
+        }
+        if failure == nil && filled < data.count { data.count = filled }
+        return failure
+    }
+}

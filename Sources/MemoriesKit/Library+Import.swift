@@ -16,6 +16,9 @@ public struct ImportOptions {
     public var batchSize = 24
     public var thumbnailSide = 256
     public var limits = ImageLimits.default
+    /// A photo larger than this is rejected with its size, unread (files that are not photos are
+    /// skipped whatever their size, after reading their first bytes).
+    public var maxFileSize: Int64 = 512 << 20
 
     public init() {}
 }
@@ -35,6 +38,8 @@ public struct ImportReport: Codable, Equatable {
     public var duplicates = 0
     public var skipped = 0
     public var rejected: [Rejection] = []
+    /// Photos whose stored copy was damaged or missing and was rewritten from the file imported.
+    public var repaired: [String] = []
 }
 
 extension Library {
@@ -71,6 +76,10 @@ extension Library {
         while let current = pending {
             let prepared = current.wait()
             pending = nextBatch()
+            // Another process may be importing into the same memory: what it stored since counts as known.
+            if let memory, !options.dryRun { known.formUnion(try storedDigests(of: memory)) }
+            var inserted: [String: String] = [:]  // SHA-256 → path, to name what a save repaired
+            let repairedBefore = container.repairedBlobs.count
             for item in prepared {
                 done += 1
                 progress?(done, files.count)
@@ -82,6 +91,12 @@ extension Library {
                 case .image(let photo):
                     guard known.insert(photo.sha256).inserted else {
                         report.duplicates += 1
+                        // Already in the memory: the import still proves its stored copy whole (a
+                        // duplicate costs one re-hash) and repairs it from these bytes if it is not.
+                        if memory != nil, !options.dryRun, let digest = BlobDigest(hex: photo.sha256),
+                           try blobs.ensure(digest, from: photo.data) != .intact {
+                            report.repaired.append(photo.path)
+                        }
                         continue
                     }
                     report.imported += 1
@@ -96,22 +111,35 @@ extension Library {
                     image.cameraModel = photo.info.exif.model
                     context.insert(image)
                     image.memory = memory
+                    inserted[photo.sha256] = photo.path
                 }
             }
-            if !options.dryRun { try context.save() }
+            guard let memory, !options.dryRun else { continue }
+            do {
+                try context.save()
+            } catch let error as SQLiteError where error.code == 787 /* SQLITE_CONSTRAINT_FOREIGNKEY */ {
+                // The memory's row went away under this import (a concurrent delete).
+                context.rollback()
+                throw LibraryError.memoryDeletedDuringImport(memory.title)
+            }
+            // A photo stored by another memory whose copy was damaged: the save's put rewrote it.
+            for digest in container.repairedBlobs.dropFirst(repairedBefore) {
+                if let path = inserted[digest.hex] { report.repaired.append(path) }
+            }
         }
-        // A memory whose date was never given (it still equals its creation time) takes its earliest photo's.
-        if let memory, !options.dryRun, options.date == nil, memory.date == memory.createdAt {
-            try dateFromPhotos(memory)
-        }
+        if let memory, !options.dryRun, options.date == nil { try dateFromPhotos(memory) }
         return report
     }
 
     /// `--into` names an existing memory; `--title` creates one, or continues the one with that exact title.
+    ///
+    /// Two imports creating the same title at once both insert; each then looks again, and the one
+    /// whose row is not the oldest of that title deletes it and continues the oldest. Both agree
+    /// on the oldest (the lowest key): its row committed before any other of the title.
     func targetMemory(for paths: [String], options: ImportOptions) throws -> Memory {
         if let into = options.into { return try resolve(into) }
         let title = options.title ?? URL(fileURLWithPath: paths.first ?? "Import").standardizedFileURL.lastPathComponent
-        let existing = try context.fetch(FetchDescriptor<Memory>(predicate: #Predicate { $0.title == title }))
+        let existing = try memories(titled: title)
         if existing.count == 1 { return existing[0] }
         if existing.count > 1 { throw LibraryError.ambiguousMemory(title, candidates: existing.map(describe)) }
         let now = Date()
@@ -119,16 +147,28 @@ extension Library {
         memory.createdAt = now
         context.insert(memory)
         try context.save()
-        return memory
+        let raced = try memories(titled: title)
+        guard let oldest = raced.first, oldest !== memory else { return memory }
+        context.delete(memory)
+        try context.save()
+        return oldest
     }
 
-    /// The memory's date becomes its earliest photo's capture time.
+    /// The memories with exactly this title, oldest row first.
+    func memories(titled title: String) throws -> [Memory] {
+        try context.fetch(FetchDescriptor<Memory>(predicate: #Predicate { $0.title == title }))
+            .sorted { $0.persistentModelID.primaryKey < $1.persistentModelID.primaryKey }
+    }
+
+    /// A memory whose date was never given (it still equals its creation time, as the import set
+    /// it) takes its earliest photo's capture time. One conditional UPDATE: a date set meanwhile
+    /// by `edit` in another process is never overwritten.
     func dateFromPhotos(_ memory: Memory) throws {
-        let rows = try context.query("SELECT min(takenAt) FROM MemoryImage WHERE memory = ?", [.integer(memory.persistentModelID.primaryKey)])
-        if let seconds = rows.first?.first?.doubleValue {
-            memory.date = Date(timeIntervalSinceReferenceDate: seconds)
-            try context.save()
-        }
+        let key = memory.persistentModelID.primaryKey
+        try context.execute("""
+            UPDATE "Memory" SET "date" = (SELECT min("takenAt") FROM "MemoryImage" WHERE "memory" = \(key))
+            WHERE "_pk" = \(key) AND "date" = "createdAt" AND EXISTS (SELECT 1 FROM "MemoryImage" WHERE "memory" = \(key) AND "takenAt" IS NOT NULL)
+            """)
     }
 
     func storedDigests(of memory: Memory) throws -> Set<String> {
@@ -144,6 +184,8 @@ extension Library {
 
     struct Photo {
         var filename: String
+        /// The path as given, for messages.
+        var path: String
         var data: Data
         var thumbnail: Data
         var info: ImageInfo
@@ -171,23 +213,21 @@ extension Library {
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png"]
 
     static func prepare(_ file: FileWalker.Entry, options: ImportOptions) -> Prepared {
-        let data: Data
-        do {
-            data = try readFile(file.path, display: file.display)
-        } catch let error as ReadError {
-            return .rejected(file.display, error.reason)
-        } catch {
-            return .rejected(file.display, "\(error)")
-        }
         let claimsImage = imageExtensions.contains((file.name as NSString).pathExtension.lowercased())
-        guard ImageFormat.sniff(data) != nil else {
+        let data: Data
+        switch ImportFile.read(file, maxSize: options.maxFileSize) {
+        case .rejected(let reason):
+            return .rejected(file.display, reason)
+        case .notAnImage(let header):
             // Content decides: a file that says it is a photo but is not one is rejected; others are skipped.
             guard claimsImage else { return .skipped }
-            return .rejected(file.display, data.isEmpty ? "empty file (0 bytes)" : ImageError.unrecognized("not a JPEG or PNG image").reason)
+            return .rejected(file.display, header.isEmpty ? "empty file (0 bytes)" : ImageError.unrecognized("not a JPEG or PNG image").reason)
+        case .image(let bytes):
+            data = bytes
         }
         do {
             let thumbnail = try Imaging.thumbnail(of: data, maxSide: options.thumbnailSide, quality: 80, limits: options.limits)
-            return .image(Photo(filename: file.name, data: data, thumbnail: thumbnail.jpeg, info: thumbnail.info,
+            return .image(Photo(filename: file.name, path: file.display, data: data, thumbnail: thumbnail.jpeg, info: thumbnail.info,
                                 sha256: SHA256.digest(data).hex))
         } catch let error as ImageError {
             return .rejected(file.display, error.reason)

@@ -68,20 +68,24 @@ public final class Library {
 
     // MARK: Finding memories
 
-    /// A memory by id, unique id prefix (case ignored), or exact title.
+    /// A memory by id, unique id prefix (4 characters or more, case ignored), or exact title.
+    /// Every reading is tried: a query that names more than one memory in any of these ways (a
+    /// title that is also another memory's id prefix) is ambiguous, and the error lists them all.
     public func resolve(_ query: String) throws -> Memory {
         let trimmed = query.trimmingCharacters(in: .whitespaces)
-        if let id = UUID(uuidString: trimmed), let memory = try fetchMemory(id: id) { return memory }
+        var found: [Memory] = []
+        func add(_ memories: [Memory]) {
+            for memory in memories where !found.contains(where: { $0 === memory }) { found.append(memory) }
+        }
+        if let id = UUID(uuidString: trimmed), let memory = try fetchMemory(id: id) { add([memory]) }
+        add(try context.fetch(FetchDescriptor<Memory>(predicate: #Predicate { $0.title == trimmed }, sortBy: [SortDescriptor(\.date)])))
         let prefix = trimmed.uppercased()
         let hex = prefix.unicodeScalars.allSatisfy { "0123456789ABCDEF-".unicodeScalars.contains($0) }
         if hex && prefix.count >= 4 {
-            let byPrefix = try context.fetch(FetchDescriptor<Memory>(predicate: #Predicate { $0.id.uuidString.starts(with: prefix) }))
-            if byPrefix.count == 1 { return byPrefix[0] }
-            if byPrefix.count > 1 { throw LibraryError.ambiguousMemory(query, candidates: byPrefix.map(describe)) }
+            add(try context.fetch(FetchDescriptor<Memory>(predicate: #Predicate { $0.id.uuidString.starts(with: prefix) })))
         }
-        let byTitle = try context.fetch(FetchDescriptor<Memory>(predicate: #Predicate { $0.title == trimmed }, sortBy: [SortDescriptor(\.date)]))
-        if byTitle.count == 1 { return byTitle[0] }
-        if byTitle.count > 1 { throw LibraryError.ambiguousMemory(query, candidates: byTitle.map(describe)) }
+        if found.count == 1 { return found[0] }
+        if found.count > 1 { throw LibraryError.ambiguousMemory(query, candidates: found.map(describe)) }
         throw LibraryError.memoryNotFound(query)
     }
 

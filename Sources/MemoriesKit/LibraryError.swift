@@ -11,13 +11,15 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case invalidDate(String)
     /// No library at this folder; `photosLeft` when its photo folder is there without a store.
     case noLibrary(String, photosLeft: Bool)
+    /// The memory an import was adding to was deleted meanwhile (by another process).
+    case memoryDeletedDuringImport(String)
 
     public var errorDescription: String? {
         switch self {
         case .memoryNotFound(let query):
             return "no memory matches '\(query)' (give an id, a unique id prefix, or the exact title; `memories list` shows them)"
         case .ambiguousMemory(let query, let candidates):
-            return "'\(query)' matches several memories; use a longer id prefix:\n" + candidates.map { "  " + $0 }.joined(separator: "\n")
+            return "'\(query)' matches several memories (by title or id); give more of the id:\n" + candidates.map { "  " + $0 }.joined(separator: "\n")
         case .imageNotFound(let memory, let image):
             return "memory \(memory) has no image matching '\(image)' (give its id, id prefix or file name)"
         case .notADirectory(let path):
@@ -31,6 +33,9 @@ public enum LibraryError: Error, Equatable, LocalizedError {
                 ? "\(path)/library.store is missing or empty, but \(path)/.library_SUPPORT holds photos: restore library.store from a backup "
                     + "(a library.store.backup-* file beside it, if any); nothing was changed"
                 : "there is no library at \(path) (check --library or $MEMORIES_LIBRARY; `memories import` creates one)"
+        case .memoryDeletedDuringImport(let title):
+            return "memory '\(title)' was deleted while this import was adding to it; the photos of the batch in progress were not added. "
+                + "Run the import again to make a new memory"
         case .invalidDate(let text):
             return "'\(text)' is not a date; use YYYY-MM-DD or an ISO 8601 date-time"
         }

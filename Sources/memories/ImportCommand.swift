@@ -4,11 +4,14 @@ import MemoriesKit
 enum ImportCommand: Command {
     static let name = "import"
     static let abstract = "Import photos from folders or files into a memory."
-    static let usage = "memories import <folder-or-file>... [--title T | --into MEMORY] [--date D] [--notes N] [--dry-run] [--jobs N] [--json]"
+    static let usage = "memories import <folder-or-file>... [--title T | --into MEMORY] [--date D] [--notes N] [--dry-run] [--jobs N] [--max-file-size SIZE] [--json]"
     static let details = """
     Walks folders recursively and imports every JPEG and PNG, recognised by content. Other files are
     skipped and counted; invalid images are rejected with their path and reason, and the rest go in.
     A photo already in the memory (same SHA-256) is not added again; one stored copy serves every memory.
+    A photo already stored is checked against its SHA-256, and rewritten from the file if the stored
+    copy is damaged or missing ("repaired"). Only regular files are read, and a photo larger than
+    --max-file-size is rejected unread; other files are skipped after their first bytes.
 
     Options:
       --title T      the memory's title (default: the first folder's name); an existing memory with
@@ -18,11 +21,13 @@ enum ImportCommand: Command {
       --notes N      the memory's notes
       --dry-run      report what would be imported; change nothing
       --jobs N       decoding threads (default: the number of cores)
+      --max-file-size SIZE
+                     the largest photo read (default 512MB; bytes, or with K, M, G: 2G)
       --json         print the report as JSON
 
     Exit status: 0 all imported, 2 some files rejected (the rest imported), 1 failure, 64 usage error.
     """
-    static let options: Set<String> = ["title", "into", "date", "notes", "jobs"]
+    static let options: Set<String> = ["title", "into", "date", "notes", "jobs", "max-file-size"]
     static let flags: Set<String> = ["dry-run", "json"]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
@@ -37,6 +42,12 @@ enum ImportCommand: Command {
         options.dryRun = arguments.has("dry-run")
         options.date = try arguments.date("date")
         if let jobs = try arguments.int("jobs", in: 1...256) { options.jobs = jobs }
+        if let text = arguments.value("max-file-size") {
+            guard let size = parseSize(text), size > 0 else {
+                throw UsageError(message: "--max-file-size must be a size such as 512MB, 2G or 1000000, not '\(Output.escaped(text))'")
+            }
+            options.maxFileSize = size
+        }
         for path in arguments.positionals where !FileManager.default.fileExists(atPath: path) {
             throw UsageError(message: "\(Output.escaped(path)): no such file or folder")
         }
@@ -47,10 +58,25 @@ enum ImportCommand: Command {
             try Output.json(report)
         } else {
             for rejection in report.rejected { Output.error("rejected \(Output.escaped(rejection.path)): \(Output.escaped(rejection.reason))") }
+            for path in report.repaired { Output.error("repaired the stored copy of \(Output.escaped(path)): it was damaged or missing") }
             let title = report.memory.map { "'\(Output.escaped($0.title))' (\($0.id.prefix(8)))" } ?? "(dry run)"
             Output.print("\(options.dryRun ? "would import" : "imported") \(report.imported) photo\(report.imported == 1 ? "" : "s") into \(title); "
                          + "\(report.duplicates) already there, \(report.skipped) skipped, \(report.rejected.count) rejected")
         }
         return report.rejected.isEmpty ? ExitCode.success : ExitCode.partialImport
     }
+}
+
+/// "512MB", "2G", "64k", "1000000" → bytes (K, M, G, T are powers of 1024; a trailing B is optional).
+func parseSize(_ text: String) -> Int64? {
+    var digits = text.trimmingCharacters(in: .whitespaces).uppercased()
+    if digits.hasSuffix("B") { digits.removeLast() }
+    var multiplier: Int64 = 1
+    if let last = digits.last, let power = ["K": 1, "M": 2, "G": 3, "T": 4][String(last)] {
+        multiplier = Int64(1) << (10 * power)
+        digits.removeLast()
+    }
+    guard let value = Int64(digits), value >= 0 else { return nil }
+    let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
+    return overflow ? nil : product
 }

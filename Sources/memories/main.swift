@@ -6,7 +6,7 @@ import OpenSwiftData
 
 let commands: [any Command.Type] = [
     ImportCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
-    ExportCommand.self, DeleteCommand.self, GCCommand.self, VerifyCommand.self,
+    ExportCommand.self, DeleteCommand.self, GCCommand.self, VerifyCommand.self, RepairCommand.self,
 ]
 
 /// Commands that only read: they open the library read-only, so they never create, migrate or

@@ -160,7 +160,9 @@ import Testing
         let dry = try box.run("gc", "--dry-run", "--json").json(GCJSON.self)
         #expect(dry.orphanBlobs == 1 && dry.dryRun && store.contains(orphan))
         let gc = try box.run("gc", "--json").json(GCJSON.self)
-        #expect(gc.orphanBlobs == 1 && gc.bytesFreed == 19 && !store.contains(orphan))
+        #expect(gc.orphanBlobs == 1 && gc.orphanBytes == 19 && gc.bytesFreed == 0 && !store.contains(orphan) && store.trashContains(orphan))
+        let pruned = try box.run("gc", "--prune-now", "--json").json(GCJSON.self)
+        #expect(pruned.prunedBlobs == 1 && pruned.bytesFreed == 19 && !store.trashContains(orphan) && pruned.trashBlobs == 0)
         #expect(try box.run("verify").status == 0)
         // Damage one stored photo: verify names it, export refuses it.
         let show = try box.run("show", "Paris", "--json").json(ShowJSON.self)

@@ -100,7 +100,14 @@ import Testing
         process.process.waitUntilExit()
         #expect(process.process.terminationStatus == 0)
         #expect(FileManager.default.fileExists(atPath: box.url.appendingPathComponent("env-lib/library.store").path))
-        let xdg = box.start(["list"], environment: ["MEMORIES_LIBRARY": "", "XDG_DATA_HOME": box.url.appendingPathComponent("xdg").path])
+        let environment = ["MEMORIES_LIBRARY": "", "XDG_DATA_HOME": box.url.appendingPathComponent("xdg").path]
+        // Reading a library that does not exist creates nothing and says so (a typo in a path is not a new library).
+        let list = box.start(["list"], environment: environment)
+        let listError = String(decoding: list.err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        list.process.waitUntilExit()
+        #expect(list.process.terminationStatus == 1 && listError.contains("there is no library at \(box.url.path)/xdg/memories"))
+        #expect(!FileManager.default.fileExists(atPath: box.url.appendingPathComponent("xdg/memories").path))
+        let xdg = box.start(["import", fixturePhotos.appendingPathComponent("Paris").path], environment: environment)
         xdg.process.waitUntilExit()
         #expect(FileManager.default.fileExists(atPath: box.url.appendingPathComponent("xdg/memories/library.store").path))
     }

@@ -62,7 +62,7 @@ let canMount: Bool = {
         bytes[100] ^= 1
         try bytes.write(to: store.url(for: flipped))
         try Data(try Data(contentsOf: store.url(for: truncated)).prefix(1000)).write(to: store.url(for: truncated))
-        try store.remove(missing)
+        try FileManager.default.removeItem(at: store.url(for: missing))  // gone for good, not in the trash
         try Data("stray".utf8).write(to: box.library.appendingPathComponent(".library_SUPPORT/sha256/stray.txt"))
         let report = try box.run("verify", "--json")
         #expect(report.status == 1)

@@ -84,7 +84,13 @@ struct ShowJSON: Decodable {
     struct Image: Decodable { var id: String; var filename: String; var sha256: String; var format: String; var width: Int; var height: Int; var bytes: Int; var takenAt: String? }
     var id: String; var title: String; var date: String; var notes: String; var images: [Image]
 }
-struct VerifyJSON: Decodable { var ok: Bool; var blobsChecked: Int; var missing: [String]; var corrupt: [String]; var orphans: Int; var database: String }
-struct GCJSON: Decodable { var orphanBlobs: Int; var bytesFreed: Int; var tempFilesRemoved: Int; var dryRun: Bool }
+struct VerifyJSON: Decodable {
+    var ok: Bool; var blobsChecked: Int; var missing: [String]; var corrupt: [String]; var inTrash: [String]; var orphans: Int
+    var trashBlobs: Int; var trashBytes: Int; var database: String; var problems: [String]
+}
+struct GCJSON: Decodable {
+    var orphanBlobs: Int; var orphanBytes: Int; var orphans: [String]; var prunedBlobs: Int; var bytesFreed: Int; var restoredBlobs: Int
+    var tempFilesRemoved: Int; var trashBlobs: Int; var trashBytes: Int; var dryRun: Bool
+}
 
 func sha256(_ url: URL) throws -> String { SHA256.digest(try Data(contentsOf: url)).hex }

@@ -1,0 +1,58 @@
+import BlobStore
+import Foundation
+import OpenSwiftData
+
+/// What `repair` did, as printed with `--json`.
+public struct RepairReport: Codable, Equatable {
+    public struct Restored: Codable, Equatable {
+        public var sha256: String
+        /// The file its bytes were read from.
+        public var from: String
+    }
+    public struct Unrestored: Codable, Equatable {
+        public var sha256: String
+        public var problem: String
+        /// The photos (file name in 'memory') that use it.
+        public var usedBy: [String]
+    }
+    /// Damaged or missing originals rewritten from a matching file.
+    public var restored: [Restored] = []
+    /// Damaged or missing stored files that no file given matched.
+    public var unrestored: [Unrestored] = []
+    /// Files read and hashed.
+    public var filesRead = 0
+}
+
+extension Library {
+    /// Finds every damaged or missing stored file (as `verify` does), then reads the files under
+    /// `paths` and rewrites each damaged original from a file whose SHA-256 matches it. Reports
+    /// what it restored and what it could not.
+    public func repair(from paths: [String], maxFileSize: Int64 = 512 << 20, progress: ((Int, Int) -> Void)? = nil) throws -> RepairReport {
+        let check = try container.verifyExternalStorage()
+        var damaged: [BlobDigest: String] = [:]
+        for digest in check.missing { damaged[digest] = "missing" }
+        for digest in check.corrupt { damaged[digest] = "damaged (its content no longer matches its SHA-256)" }
+        var report = RepairReport()
+        if !damaged.isEmpty {
+            var files: [FileWalker.Entry] = []
+            FileWalker().walk(paths, visit: { files.append($0) }, problem: { _ in })
+            for (index, file) in files.enumerated() {
+                progress?(index + 1, files.count)
+                guard case .image(let data) = ImportFile.read(file, maxSize: maxFileSize) else { continue }
+                report.filesRead += 1
+                let digest = SHA256.digest(data)
+                guard damaged[digest] != nil else { continue }
+                _ = try blobs.ensure(digest, from: data)
+                damaged[digest] = nil
+                report.restored.append(.init(sha256: digest.hex, from: file.display))
+            }
+        }
+        for (digest, problem) in damaged.sorted(by: { $0.key < $1.key }) {
+            let hex = digest.hex
+            let images = try context.fetch(FetchDescriptor<MemoryImage>(predicate: #Predicate { $0.sha256 == hex }))
+            report.unrestored.append(.init(sha256: hex, problem: images.isEmpty ? "\(problem); a thumbnail or a file no photo uses" : problem,
+                                           usedBy: images.map { "\($0.filename) in '\($0.memory?.title ?? "?")'" }))
+        }
+        return report
+    }
+}
