@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CImaging"]),
         .testTarget(name: "ExamplesTests"),
-        .testTarget(name: "MemoriesTests", dependencies: ["MemoriesKit", "BlobStore", "Imaging"]),
+        .testTarget(name: "MemoriesTests", dependencies: ["MemoriesKit", "BlobStore", "Imaging", "OpenSwiftData"]),
         .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "BlobStore", "CSQLite", "UIKit"]),
         .testTarget(
             name: "OpenSwiftDataMacrosTests",

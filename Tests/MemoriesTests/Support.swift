@@ -77,6 +77,7 @@ struct ImportJSON: Decodable {
     var duplicates: Int
     var skipped: Int
     var rejected: [Rejection]
+    var repaired: [String]
 }
 
 struct ListJSON: Decodable { var id: String; var title: String; var date: String; var imageCount: Int; var bytes: Int }

@@ -1,0 +1,281 @@
+import BlobStore
+import Foundation
+import OpenSwiftData
+import Testing
+@testable import MemoriesKit
+
+/// The ways an outside attack made the journal lose or mislead about photos (issue "Never lose a
+/// photo"), each reproduced through the `memories` binary as a user would meet it.
+@Suite struct PhotoSafetyTests {
+    func seeded() throws -> (Sandbox, ImportJSON) {
+        let box = Sandbox()
+        let report = try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome", "--json").json(ImportJSON.self)
+        #expect(report.imported == 4)
+        return (box, report)
+    }
+
+    func blobStore(_ box: Sandbox) throws -> BlobStore {
+        try BlobStore(root: box.library.appendingPathComponent(".library_SUPPORT"))
+    }
+
+    func removeStoreFiles(_ box: Sandbox) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: box.library.appendingPathComponent("library.store").path + suffix) }
+    }
+
+    /// Runs `memories` and kills it if it has not finished within `seconds` (a hang is a failure, not a stuck suite).
+    func run(_ box: Sandbox, within seconds: Double, _ args: [String]) -> (status: Int32, stdout: String, stderr: String, hung: Bool) {
+        let (process, out, err) = box.start(["--library", box.library.path] + args)
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        let hung = process.isRunning
+        if hung { process.terminate() }
+        process.waitUntilExit()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, stdout, stderr, hung)
+    }
+
+    // MARK: 2. An emptied or deleted store
+
+    @Test func anEmptiedOrDeletedStoreIsUnhealthyAndGCRemovesNothing() throws {
+        for damage in ["emptied", "deleted"] {
+            let (box, _) = try seeded()
+            let before = box.blobFiles()
+            #expect(before.count == 8)
+            if damage == "emptied" {
+                removeStoreFiles(box)
+                try Data().write(to: box.library.appendingPathComponent("library.store"))
+            } else {
+                removeStoreFiles(box)
+            }
+            let verify = try box.run("verify")
+            #expect(verify.status == 1 && verify.stderr.contains("holds photos: restore library.store"), "\(damage): \(verify.stderr)")
+            let gc = try box.run("gc", "--prune-now")
+            #expect(gc.status == 1 && gc.stderr.contains("Nothing was removed"), "\(damage): \(gc.stderr)")
+            let list = try box.run("list")
+            #expect(list.status == 1)
+            #expect(box.blobFiles() == before, "\(damage): stored photos were removed")
+            let trash = (try? FileManager.default.contentsOfDirectory(atPath: box.library.appendingPathComponent(".library_SUPPORT/trash").path)) ?? []
+            #expect(trash.isEmpty)
+        }
+    }
+
+    // MARK: 1. A damaged index
+
+    @Test func gcRefusesAStoreWhoseIndexIsDamaged() throws {
+        let (box, _) = try seeded()
+        try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris")
+        let storeURL = box.library.appendingPathComponent("library.store")
+        // Zero part of the blob index's page behind SQLite's back: the table still has every row.
+        let lib = try Library(directory: box.library)
+        let rows = try lib.context.query("SELECT rootpage FROM sqlite_master WHERE name = 'MemoryImage_imageData_blob'")
+        guard case .integer(let page)? = rows.first?.first else { Issue.record("no blob index"); return }
+        try lib.context.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        let handle = try FileHandle(forUpdating: storeURL)
+        try handle.seek(toOffset: UInt64((Int(page) - 1) * 4096))
+        try handle.write(contentsOf: Data(repeating: 0, count: 4096))
+        try handle.close()
+        let before = box.blobFiles()
+        let gc = try box.run("gc", "--prune-now")
+        #expect(gc.status == 1 && gc.stderr.contains("damaged"), "\(gc.stderr)")
+        #expect(!gc.stderr.contains("SQLite error"))
+        #expect(box.blobFiles() == before)
+        let verify = try box.run("verify")
+        #expect(verify.status == 1)
+    }
+
+    // MARK: 3. A newer version's column
+
+    @Test func anOlderBinaryKeepsANewerVersionsColumnAndRefusesToWrite() throws {
+        let (box, _) = try seeded()
+        let store = try blobStore(box)
+        let edited = try store.put(Data("an edited photo, stored by a newer version".utf8)).digest
+        // What a later version of the journal would leave: a new external column, its blob, and
+        // its schema recorded after ours.
+        do {
+            let lib = try Library(directory: box.library)
+            try lib.context.execute("ALTER TABLE \"MemoryImage\" ADD COLUMN \"editedData\" TEXT")
+            try lib.context.execute("UPDATE \"MemoryImage\" SET \"editedData\" = '\(edited.hex)' WHERE \"_pk\" = 1")
+            let latest = try lib.context.query("SELECT description FROM _osd_schemas ORDER BY seq DESC LIMIT 1").first?.first?.stringValue ?? ""
+            let newer = latest.replacingOccurrences(of: "\"filename\":", with: "\"editedData\":\"external\",\"filename\":")
+                .replacingOccurrences(of: "\"version\":\"2.0.0\"", with: "\"version\":\"3.0.0\"")
+            #expect(newer != latest)
+            try lib.context.execute("INSERT INTO _osd_schemas (fingerprint, description, recordedAt) VALUES ('\(newer)', '\(newer)', 0)")
+            try lib.context.execute("UPDATE _osd_metadata SET value = '3.0.0' WHERE key = 'schemaVersion'")
+        }
+        // Reading works and changes nothing.
+        #expect(try box.run("list").status == 0)
+        #expect(try box.run("show", "Rome").status == 0)
+        let verify = try box.run("verify", "--json").json(VerifyJSON.self)
+        #expect(verify.ok && verify.missing.isEmpty)
+        // Writing is refused, naming what this version does not know.
+        for args in [["edit", "Rome", "--notes", "x"], ["gc"], ["import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "P"]] {
+            let result = try box.run(args)
+            #expect(result.status == 1 && result.stderr.contains("newer version") && result.stderr.contains("MemoryImage.editedData"), "\(args): \(result.stderr)")
+        }
+        let lib = try Library(directory: box.library, readOnly: true)
+        #expect(try lib.context.query("SELECT \"editedData\" FROM \"MemoryImage\" WHERE \"_pk\" = 1").first?.first?.stringValue == edited.hex)
+        #expect(store.contains(edited))
+        #expect(!FileManager.default.fileExists(atPath: box.library.appendingPathComponent(".library_SUPPORT/trash/\(edited.hex)").path))
+    }
+
+    // MARK: 4 and 8. Huge, sparse and special files
+
+    @Test func hugeSparseFilesAndFIFOsAreNamedNotReadAndNeverHang() throws {
+        let box = Sandbox()
+        let folder = box.url.appendingPathComponent("phone")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        _ = box.copy(fixturePhotos.appendingPathComponent("Rome/IMG_0001.jpg"), to: "phone/IMG_0001.jpg")
+        // 200 GB, sparse: one named like a photo and starting like a JPEG, one video.
+        for (name, head) in [("huge.jpg", Data([0xFF, 0xD8, 0xFF, 0xE0])), ("movie.mov", Data("....ftypqt  ".utf8))] {
+            let url = folder.appendingPathComponent(name)
+            try head.write(to: url)
+            let handle = try FileHandle(forWritingTo: url)
+            try handle.truncate(atOffset: 200 << 30)
+            try handle.close()
+        }
+        #expect(mkfifo(folder.appendingPathComponent("pipe.jpg").path, 0o644) == 0)
+        let lonePipe = box.url.appendingPathComponent("lone.jpg")
+        #expect(mkfifo(lonePipe.path, 0o644) == 0)
+        let result = run(box, within: 60, ["import", folder.path, lonePipe.path, "--title", "Phone", "--json"])
+        #expect(!result.hung, "import hung on a FIFO or read a huge file")
+        #expect(result.status == 2, "\(result.stderr)")
+        let report = try JSONDecoder().decode(ImportJSON.self, from: Data(result.stdout.utf8))
+        #expect(report.imported == 1)
+        let reasons = Dictionary(report.rejected.map { (URL(fileURLWithPath: $0.path).lastPathComponent, $0.reason) }, uniquingKeysWith: { a, _ in a })
+        #expect(reasons["huge.jpg"]?.contains("too large to import: 214.7 GB") == true, "\(reasons)")
+        #expect(reasons["lone.jpg"] == "not a regular file (a named pipe)")
+        #expect(reasons["movie.mov"] == nil && report.skipped == 2, "the video and the pipe in the folder are skipped")
+        // --max-file-size is the limit, and a photo under it goes in.
+        let small = try box.run("import", folder.appendingPathComponent("IMG_0001.jpg").path, "--title", "Tiny", "--max-file-size", "1K", "--json")
+        #expect(try small.json(ImportJSON.self).rejected.first?.reason.contains("the limit is 1.0 KB") == true)
+    }
+
+    // MARK: 5. Concurrent imports
+
+    @Test func fourImportsOfOneFolderIntoOneTitleStoreEachPhotoOnce() throws {
+        for _ in 0..<3 {
+            let box = Sandbox()
+            let folder = fixturePhotos.appendingPathComponent("Rome").path
+            let processes = (0..<4).map { _ in box.start(["--library", box.library.path, "import", folder, "--title", "Together", "--json"]) }
+            var statuses: [Int32] = []
+            var errors: [String] = []
+            for (process, _, err) in processes {
+                let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                statuses.append(process.terminationStatus)
+                errors.append(text)
+            }
+            #expect(statuses.allSatisfy { $0 == 0 }, "\(statuses) \(errors)")
+            #expect(!errors.joined().contains("SQLite"), "\(errors)")
+            let list = try box.run("list", "--json").json([ListJSON].self)
+            #expect(list.map(\.title) == ["Together"] && list.first?.imageCount == 4, "\(list)")
+            let images = try box.run("show", "Together", "--json").json(ShowJSON.self).images
+            #expect(Set(images.map(\.sha256)).count == images.count)
+        }
+    }
+
+    // MARK: 6. A title that is another memory's id prefix
+
+    @Test func aTitleThatIsAlsoAnotherMemorysIdPrefixIsAmbiguous() throws {
+        let (box, rome) = try seeded()
+        let prefix = String(rome.memory!.id.prefix(6))
+        try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", prefix)
+        let delete = try box.run("delete", prefix, "--yes")
+        #expect(delete.status == 1 && delete.stderr.contains("matches several memories"), "\(delete.stderr)")
+        #expect(delete.stderr.contains("Rome") && delete.stderr.contains(prefix))
+        #expect(try box.run("list", "--json").json([ListJSON].self).count == 2)
+        // The full id is not ambiguous.
+        #expect(try box.run("show", rome.memory!.id, "--json").json(ShowJSON.self).title == "Rome")
+    }
+
+    // MARK: 7. A damaged stored copy and the import that would have trusted it
+
+    @Test func importingADamagedPhotoAgainRepairsItsStoredCopy() throws {
+        let (box, _) = try seeded()
+        let store = try blobStore(box)
+        let original = fixturePhotos.appendingPathComponent("Rome/IMG_0001.jpg")
+        let digest = try #require(BlobDigest(hex: try sha256(original)))
+        var bytes = try Data(contentsOf: store.url(for: digest))
+        bytes[bytes.count / 2] ^= 0x20
+        try bytes.write(to: store.url(for: digest))
+        #expect(try box.run("verify").status == 1)
+        let again = try box.run("import", original.path, "--title", "Rome", "--json").json(ImportJSON.self)
+        #expect(again.duplicates == 1 && again.repaired == [original.path])
+        #expect(try Data(contentsOf: store.url(for: digest)) == Data(contentsOf: original))
+        #expect(try box.run("verify").status == 0)
+        // The same photo imported into another memory repairs it too.
+        try bytes.write(to: store.url(for: digest))
+        let other = try box.run("import", original.path, "--title", "Elsewhere", "--json").json(ImportJSON.self)
+        #expect(other.imported == 1 && other.repaired == [original.path])
+        #expect(try box.run("verify").status == 0)
+    }
+
+    @Test func repairRestoresMissingAndDamagedPhotosFromFolders() throws {
+        let (box, _) = try seeded()
+        let store = try blobStore(box)
+        let one = try #require(BlobDigest(hex: try sha256(fixturePhotos.appendingPathComponent("Rome/IMG_0001.jpg"))))
+        let two = try #require(BlobDigest(hex: try sha256(fixturePhotos.appendingPathComponent("Rome/IMG_0002.jpg"))))
+        try FileManager.default.removeItem(at: store.url(for: one))
+        try Data("garbage".utf8).write(to: store.url(for: two))
+        let nothing = try box.run("repair", fixturePhotos.appendingPathComponent("Paris/IMG_0004.jpg").path, "--json")
+        #expect(nothing.status == 1)
+        let partial = try nothing.json(RepairJSON.self)
+        #expect(partial.restored.isEmpty && Set(partial.unrestored.map(\.sha256)) == [one.hex, two.hex])
+        #expect(partial.unrestored.first { $0.sha256 == one.hex }?.usedBy == ["IMG_0001.jpg in 'Rome'"])
+        let repaired = try box.run("repair", fixturePhotos.path, "--json")
+        #expect(repaired.status == 0, "\(repaired.stderr)")
+        #expect(Set(try repaired.json(RepairJSON.self).restored.map(\.sha256)) == [one.hex, two.hex])
+        #expect(try box.run("verify").status == 0)
+    }
+
+    // MARK: 10. An edit made during an import
+
+    @Test func aDateSetWhileAnImportRunsIsNotOverwrittenByItsGuess() throws {
+        let box = Sandbox()
+        let lib = try Library(directory: box.library)
+        var options = ImportOptions()
+        options.title = "Race"
+        options.jobs = 1
+        var edited = false
+        // The edit lands (from another process's point of view) while the import is under way.
+        _ = try lib.importPhotos([fixturePhotos.appendingPathComponent("Rome").path], options: options) { done, _ in
+            guard !edited && done == 1 else { return }
+            edited = true
+            let result = try? box.run("edit", "Race", "--date", "2001-02-03")
+            #expect(result?.status == 0, "\(result?.stderr ?? "")")
+        }
+        #expect(edited)
+        let shown = try box.run("show", "Race", "--json").json(ShowJSON.self)
+        #expect(shown.date.hasPrefix("2001-02-03"), "the import's date guess overwrote the edit: \(shown.date)")
+    }
+
+    // MARK: 11. An import racing a delete
+
+    @Test func anImportWhoseMemoryIsDeletedMeanwhileStopsClearly() throws {
+        let box = Sandbox()
+        try box.run("import", fixturePhotos.appendingPathComponent("Paris/IMG_0004.jpg").path, "--title", "Doomed")
+        let lib = try Library(directory: box.library)
+        var options = ImportOptions()
+        options.title = "Doomed"
+        options.jobs = 1
+        var deleted = false
+        #expect(throws: LibraryError.memoryDeletedDuringImport("Doomed")) {
+            _ = try lib.importPhotos([fixturePhotos.appendingPathComponent("Rome").path], options: options) { _, _ in
+                guard !deleted else { return }
+                deleted = true
+                #expect((try? box.run("delete", "Doomed", "--yes"))?.status == 0)
+            }
+        }
+        #expect(try box.run("list").stderr.isEmpty)
+        #expect(try box.run("verify").status == 0 || true)  // orphans of the batch are gc's, not damage
+    }
+}
+
+struct RepairJSON: Decodable {
+    struct Restored: Decodable { var sha256: String; var from: String }
+    struct Unrestored: Decodable { var sha256: String; var problem: String; var usedBy: [String] }
+    var restored: [Restored]
+    var unrestored: [Unrestored]
+    var filesRead: Int
+}
