@@ -59,7 +59,7 @@ extension Library {
     }
 
     /// SQLite's integrity check, and every referenced blob present with the right hash. A store
-    /// that references no photo beside a folder that holds some is not healthy either.
+    /// with no record at all beside a folder that holds photos is not healthy either.
     public func verify(progress: ((Int, Int64) -> Void)? = nil) throws -> VerifyReport {
         let integrity: String
         do {
@@ -69,7 +69,9 @@ extension Library {
         }
         let blobs = try container.verifyExternalStorage(progress: progress)
         var problems: [String] = []
-        let rows = try context.fetchCount(FetchDescriptor<MemoryImage>())
+        // No record at all beside stored files: a store that lost its rows (a killed first import
+        // still leaves its memory's row).
+        let rows = try context.fetchCount(FetchDescriptor<MemoryImage>()) + context.fetchCount(FetchDescriptor<Memory>())
         if rows == 0 && !blobs.unexpected.isEmpty {
             problems.append("the store has no photos but its folder holds \(blobs.unexpected.count) stored files: if photos are missing from "
                             + "`memories list`, restore library.store from a backup; if not, `memories gc` moves the files to the trash")
