@@ -91,3 +91,26 @@ import Testing
         #expect(try store.verify().isHealthy)
     }
 }
+
+@Suite struct BlobStoreVerifyLockTests {
+    /// A removal that starts while verify computes its expected set waits until the tree is
+    /// listed: the blob is not reported missing (it was a false alarm beside `memories delete`).
+    @Test func aRemovalDuringVerifyIsNotReportedMissing() throws {
+        let dir = TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        let digest = try store.put(randomData(5000, seed: 8)).digest
+        let removed = DispatchSemaphore(value: 0)
+        let report = try store.verify(expected: { () throws -> Set<BlobDigest> in
+            // What `delete` does after its commit: remove the blob under the exclusive lock.
+            DispatchQueue.global().async {
+                _ = try? store.remove([digest], lockTimeout: 30) { _ in false }
+                removed.signal()
+            }
+            usleep(300_000)  // time enough for an unguarded removal to finish
+            return [digest]
+        })
+        #expect(report.missing.isEmpty && report.isHealthy)
+        removed.wait()
+        #expect(!store.contains(digest) && store.trashContains(digest))
+    }
+}

@@ -279,3 +279,37 @@ struct RepairJSON: Decodable {
     var unrestored: [Unrestored]
     var filesRead: Int
 }
+
+@Suite struct ReadOnlyLibraryTests {
+    /// `list`, `show`, `export` and `verify` on a library whose folder (and disk) cannot be
+    /// written: a read-only tmpfs, since the tests run as root, for whom permissions do not apply.
+    @Test func readCommandsWorkOnAReadOnlyLibrary() throws {
+        let box = Sandbox()
+        let mount = box.url.appendingPathComponent("ro")
+        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
+        guard shell("mount -t tmpfs -o size=16m tmpfs '\(mount.path)'") == 0 else {
+            print("skipped: cannot mount a tmpfs here (not root?)")
+            return
+        }
+        defer { _ = shell("umount -l '\(mount.path)'") }
+        let library = mount.appendingPathComponent("lib")
+        let imported = try box.run(["import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome", "--library", library.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(shell("mount -o remount,ro '\(mount.path)'") == 0)
+        for args in [["list"], ["show", "Rome"], ["verify"], ["export", "Rome", box.url.appendingPathComponent("out").path]] {
+            let result = try box.run(args + ["--library", library.path])
+            #expect(result.status == 0, "\(args): \(result.stderr)")
+        }
+        let write = try box.run(["edit", "Rome", "--notes", "x", "--library", library.path])
+        #expect(write.status == 1 && !write.stderr.contains("SQLite error"), "\(write.stderr)")
+    }
+
+    func shell(_ command: String) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command + " 2>/dev/null"]
+        try? process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
