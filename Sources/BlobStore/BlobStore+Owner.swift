@@ -7,11 +7,16 @@ import Foundation
 extension BlobStore {
     /// The identity recorded in ROOT/owner, nil when there is none.
     public func owner() throws -> String? {
-        guard let data = FileManager.default.contents(atPath: ownerPath) else {
-            if access(ownerPath, F_OK) == 0 { throw BlobStoreError.io(path: ownerPath, operation: "read", errno: errno) }
-            return nil
+        let fd = open(ownerPath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw BlobStoreError.io(path: ownerPath, operation: "read", errno: errno)
         }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 256)
+        let n = Glibc.read(fd, &bytes, bytes.count)
+        guard n >= 0 else { throw BlobStoreError.io(path: ownerPath, operation: "read", errno: errno) }
+        let text = String(decoding: bytes[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? nil : text
     }
 

@@ -144,7 +144,11 @@ enum ImportFile {
         guard size <= maxSize else {
             return .rejected("too large to import: \(Formats.bytes(Int(clamping: size))) (the limit is \(Formats.bytes(Int(clamping: maxSize))); --max-file-size raises it)")
         }
-        var data = Data(count: Int(size))
+        // malloc, not Data(count:), which traps when the memory cannot be had (--max-file-size 1T).
+        guard let buffer = malloc(max(Int(size), 1)) else {
+            return .rejected("too large to read into memory: \(Formats.bytes(Int(clamping: size)))")
+        }
+        var data = Data(bytesNoCopy: buffer, count: Int(size), deallocator: .free)
         data.replaceSubrange(0..<header.count, with: header)
         if let failure = fill(&data, from: fd, startingAt: header.count) { return .rejected("cannot read: \(String(cString: strerror(failure)))") }
         return .image(data)

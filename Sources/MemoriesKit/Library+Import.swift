@@ -139,7 +139,13 @@ extension Library {
     func targetMemory(for paths: [String], options: ImportOptions) throws -> Memory {
         if let into = options.into { return try resolve(into) }
         let title = options.title ?? URL(fileURLWithPath: paths.first ?? "Import").standardizedFileURL.lastPathComponent
-        let existing = try memories(titled: title)
+        var existing = try memories(titled: title)
+        // Two imports racing to create this title leave two rows for a moment, until the younger
+        // sees the older and deletes its own: wait that out before calling the title ambiguous.
+        for _ in 0..<100 where existing.count > 1 {
+            usleep(20_000)
+            existing = try memories(titled: title)
+        }
         if existing.count == 1 { return existing[0] }
         if existing.count > 1 { throw LibraryError.ambiguousMemory(title, candidates: existing.map(describe)) }
         let now = Date()

@@ -100,7 +100,7 @@ func describe(_ error: Error) -> String {
         return "the library's store is damaged (\(sqlite.message)). Nothing was changed. `memories verify` says more; restore library.store "
             + "from a backup (library.store.backup-* beside it), or recover it with `sqlite3 library.store .recover`."
     case 5, 6:  // SQLITE_BUSY, SQLITE_LOCKED
-        return "the library is busy: another process kept it locked for over 10 seconds. Nothing was changed; try again."
+        return "the library is busy: another process kept it locked for over 10 seconds (\(sqlite.code): \(sqlite.message)\(sqlite.sql.map { " in " + $0 } ?? "")). Nothing was changed; try again."
     case 8:  // SQLITE_READONLY
         return "the library cannot be written (a read-only folder, file or disk). Nothing was changed."
     case 10:  // SQLITE_IOERR

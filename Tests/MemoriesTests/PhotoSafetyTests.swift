@@ -313,3 +313,32 @@ struct RepairJSON: Decodable {
         return process.terminationStatus
     }
 }
+
+@Suite struct LibraryUpgradeTests {
+    /// A library from before a photo was unique in its memory, holding the doubled rows that two
+    /// concurrent imports could leave: opening it removes the doubles (the blobs stay) and adds the
+    /// unique index, recording schema version 2.0.0.
+    @Test func aLibraryWithDoubledRowsIsDeduplicatedOnUpgrade() throws {
+        let box = Sandbox()
+        try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome")
+        do {
+            let lib = try Library(directory: box.library)
+            try lib.context.execute("""
+                DROP INDEX "MemoryImage_memory_sha256_unique";
+                DELETE FROM _osd_metadata WHERE key = 'schemaVersion';
+                DELETE FROM _osd_schemas;
+                INSERT INTO "MemoryImage" ("id", "imageData", "thumbnailData", "memory", "filename", "sha256", "format", "width", "height",
+                                           "byteCount", "takenAt", "orientation", "cameraMake", "cameraModel", "importedAt")
+                    SELECT lower(hex(randomblob(16))), "imageData", "thumbnailData", "memory", "filename", "sha256", "format", "width", "height",
+                           "byteCount", "takenAt", "orientation", "cameraMake", "cameraModel", "importedAt" FROM "MemoryImage";
+                """)
+            #expect(try lib.context.query("SELECT count(*) FROM \"MemoryImage\"").first?.first == .integer(8))
+        }
+        let lib = try Library(directory: box.library)
+        #expect(try lib.context.query("SELECT count(*) FROM \"MemoryImage\"").first?.first == .integer(4))
+        #expect(try lib.context.query("SELECT count(*) FROM sqlite_master WHERE name = 'MemoryImage_memory_sha256_unique'").first?.first == .integer(1))
+        #expect(try lib.context.query("SELECT value FROM _osd_metadata WHERE key = 'schemaVersion'").first?.first == .text("2.0.0"))
+        #expect(try box.run("verify").status == 0)
+        #expect(try box.run("show", "Rome", "--json").json(ShowJSON.self).images.count == 4)
+    }
+}

@@ -153,3 +153,34 @@ enum DocV2 {
         }
     }
 }
+
+/// Two pairs of models with the same names and different layouts, as two versions of a
+/// `VersionedSchema` have: their relationships must not be confused with each other.
+enum TwinA {
+    @Model final class Owner {
+        var name: String
+        @Relationship(deleteRule: .cascade, inverse: \Item.owner) var items: [Item] = []
+        init(name: String) { self.name = name }
+    }
+    @Model final class Item {
+        var label: String
+        var owner: Owner?
+        init(label: String) { self.label = label }
+    }
+}
+
+enum TwinB {
+    @Model final class Owner {
+        @Relationship(deleteRule: .cascade, inverse: \Item.owner) var items: [Item] = []
+        var name: String
+        var rank: Int = 0
+        init(name: String) { self.name = name }
+    }
+    @Model final class Item {
+        var weight: Double = 0
+        var extra: String = ""
+        var owner: Owner?
+        var label: String
+        init(label: String) { self.label = label }
+    }
+}

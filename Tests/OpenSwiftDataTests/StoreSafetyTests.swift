@@ -171,3 +171,31 @@ import Testing
         func add(_ text: String) { lock.lock(); all.append(text); lock.unlock() }
     }
 }
+
+@Suite struct SameNamedModelsTests {
+    /// The inverse of `Owner.items` was cached by the name "Owner.items": the second pair of
+    /// models then used the first pair's property, at the wrong slot (a crash, or wrong links).
+    @Test func modelsWithTheSameNameKeepTheirOwnInverses() throws {
+        for round in 0..<2 {
+            let dir = TemporaryDirectory()
+            if round == 0 {
+                let c = try container(TwinA.Owner.self, TwinA.Item.self, at: dir.store())
+                let owner = TwinA.Owner(name: "a")
+                c.mainContext.insert(owner)
+                owner.items.append(TwinA.Item(label: "x"))
+                try c.mainContext.save()
+                #expect(try c.mainContext.fetch(FetchDescriptor<TwinA.Item>()).first?.owner?.name == "a")
+            } else {
+                let c = try container(TwinB.Owner.self, TwinB.Item.self, at: dir.store())
+                let owner = TwinB.Owner(name: "b")
+                c.mainContext.insert(owner)
+                owner.items.append(TwinB.Item(label: "y"))
+                try c.mainContext.save()
+                let fresh = try ModelContext(c)
+                let item = try #require(try fresh.fetch(FetchDescriptor<TwinB.Item>()).first)
+                #expect(item.owner?.name == "b" && item.label == "y" && item.weight == 0)
+                #expect(try fresh.fetch(FetchDescriptor<TwinB.Owner>()).first?.items.map(\.label) == ["y"])
+            }
+        }
+    }
+}

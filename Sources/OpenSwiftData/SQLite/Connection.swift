@@ -47,7 +47,17 @@ final class Connection {
         try SQLFunctions.register(on: db)
         try execute("PRAGMA foreign_keys = ON")
         if !path.hasPrefix("file:") && !readOnly {
-            try execute("PRAGMA journal_mode = WAL")
+            // Switching to WAL needs the file to itself, and SQLite answers BUSY at once, without
+            // the busy handler, while another process is creating the same new store: wait here.
+            let deadline = Date().addingTimeInterval(Double(busyTimeout) / 1000)
+            while true {
+                do {
+                    try execute("PRAGMA journal_mode = WAL")
+                    break
+                } catch let error as SQLiteError where error.primaryCode == SQLITE_BUSY && Date() < deadline {
+                    usleep(10_000)
+                }
+            }
             try execute("PRAGMA synchronous = NORMAL")
         }
     }

@@ -4,7 +4,13 @@ import Foundation
 /// that declares this one as its inverse, or the only relationship there that points back.
 enum RelationshipGraph {
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var cache: [String: Schema.Property?] = [:]
+    /// By model type and property index: two types may share a name (`V1.Trip` and `V2.Trip` of a
+    /// migration plan, or a `Memory` in two modules), and must not share an inverse.
+    nonisolated(unsafe) private static var cache: [Key: Schema.Property?] = [:]
+    private struct Key: Hashable {
+        let type: ObjectIdentifier
+        let index: Int
+    }
 
     /// How the rows of a to-many relationship are found.
     enum ToManyLink: Equatable {
@@ -51,7 +57,7 @@ enum RelationshipGraph {
     }
 
     static func inverse(of property: Schema.Property, in entity: Schema.Entity) -> Schema.Property? {
-        let key = "\(entity.name).\(property.name)"
+        let key = Key(type: ObjectIdentifier(entity.type), index: property.index)
         lock.lock()
         if let cached = cache[key] { lock.unlock(); return cached }
         lock.unlock()
