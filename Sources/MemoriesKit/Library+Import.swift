@@ -73,6 +73,9 @@ extension Library {
             return PendingBatch(slice) { Self.prepareBatch($0, options: options) }
         }
         var pending = nextBatch()
+        // A failure (a full disk) must not leave a batch being decoded on other threads while the
+        // process exits: wait for it before the error goes up.
+        defer { _ = pending?.wait() }
         while let current = pending {
             let prepared = current.wait()
             pending = nextBatch()

@@ -34,7 +34,7 @@ let canMount: Bool = {
         defer { umount2(disk.path, Int32(MNT_DETACH)) }
         let library = disk.appendingPathComponent("lib").path
         let full = try box.run(["--library", library, "import", box.url.appendingPathComponent("photos").path, "--title", "Full", "--jobs", "1"])
-        #expect(full.status == 1)
+        #expect(full.status == 1, "\(full.stderr)")
         #expect(full.stderr.contains("the disk holding the library is full"), "\(full.stderr)")
         let verify = try box.run(["--library", library, "verify", "--json"])
         #expect(verify.status == 0, "\(verify.stdout)")
