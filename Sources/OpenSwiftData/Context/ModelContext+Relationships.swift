@@ -46,7 +46,7 @@ extension ModelContext {
                 return
             }
         } catch {
-            autosaveErrorHandler(error)
+            loadErrorHandler(error)
             if case .toMany = property.kind { backing.values[index] = property.emptyArray() }
             if property.isExternalStorage { backing.values[index] = property.nilValue() ?? Data() }
         }

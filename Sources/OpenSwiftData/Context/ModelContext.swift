@@ -30,6 +30,14 @@ public final class ModelContext {
     public var autosaveErrorHandler: (Error) -> Void = { error in
         FileHandle.standardError.write(Data("OpenSwiftData: autosave failed: \(error)\n".utf8))
     }
+    /// Receives errors from loading a property on first access (an external-storage value whose
+    /// blob is missing or damaged, a relationship whose rows cannot be read), which has no caller
+    /// to throw to: the property then reads as nil or empty. By default, printed on standard error.
+    /// (SwiftData stops the program there.)
+    public var loadErrorHandler: (Error) -> Void = { error in
+        let text = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+        FileHandle.standardError.write(Data("OpenSwiftData: a property could not be loaded and reads as empty: \(text)\n".utf8))
+    }
 
     // MARK: Tracking
 
