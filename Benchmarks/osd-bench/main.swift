@@ -186,7 +186,7 @@ func runModel(_ rows: [Row], path: String, lo: Double, hi: Double) throws -> [St
     var result: [String: Double] = [:]
     do {
         let container = try ModelContainer(for: Entry.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
-        let context = try ModelContext(container)
+        let context = ModelContext(container)
         let t = startClock()
         for r in rows {
             context.insert(Entry(id: r.id, title: r.title, date: Date(timeIntervalSince1970: r.date), notes: r.notes))
@@ -199,13 +199,13 @@ func runModel(_ rows: [Row], path: String, lo: Double, hi: Double) throws -> [St
         }
     }
     let container = try ModelContainer(for: Entry.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
-    let context = try ModelContext(container)
+    let context = ModelContext(container)
     var t = startClock()
     let all = try context.fetch(FetchDescriptor<Entry>(sortBy: [SortDescriptor(\.date)]))
     stopClock(t, "fetch_sorted", into: &result)
     precondition(all.count == rows.count)
     let from = Date(timeIntervalSince1970: lo), to = Date(timeIntervalSince1970: hi)
-    let fresh = try ModelContext(container)
+    let fresh = ModelContext(container)
     t = startClock()
     let slice = try fresh.fetch(FetchDescriptor<Entry>(predicate: #Predicate { $0.date >= from && $0.date < to }, sortBy: [SortDescriptor(\.date)]))
     stopClock(t, "fetch_1pct", into: &result)
@@ -231,7 +231,7 @@ func profileFetch(_ side: String, _ rows: [Row], reps: Int) throws {
         fetch = { fetchC(reopened, "SELECT id,title,date,notes FROM entries ORDER BY date", nil, nil) }
     } else {
         do {
-            let context = try ModelContext(try ModelContainer(for: Entry.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path))))
+            let context = ModelContext(try ModelContainer(for: Entry.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path))))
             for r in rows { context.insert(Entry(id: r.id, title: r.title, date: Date(timeIntervalSince1970: r.date), notes: r.notes)) }
             try context.save()
         }
@@ -283,7 +283,7 @@ for key in ["insert", "fetch_sorted", "fetch_1pct"] {
 func buildFamilies(_ path: String) throws {
     removeStore(path)
     let container = try ModelContainer(for: Parent.self, Child.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
-    let context = try ModelContext(container)
+    let context = ModelContext(container)
     for p in 0..<10_000 {
         let parent = Parent(name: String(format: "p%05d", p))
         context.insert(parent)
@@ -304,7 +304,7 @@ func copyStore(_ from: String, _ to: String) {
 
 func walkModel(_ path: String) throws -> (Double, Int, Int) {
     let container = try ModelContainer(for: Parent.self, Child.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
-    let context = try ModelContext(container)
+    let context = ModelContext(container)
     var statements = 0
     context.traceSQL { _ in statements += 1 }
     let t = startClock()
@@ -344,7 +344,7 @@ func walkC(_ path: String) -> (Double, Int) {
 
 func cascadeModel(_ path: String) throws -> (Double, Int) {
     let container = try ModelContainer(for: Parent.self, Child.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
-    let context = try ModelContext(container)
+    let context = ModelContext(container)
     var statements = 0
     context.traceSQL { _ in statements += 1 }
     let t = startClock()

@@ -55,7 +55,7 @@ public final class Library {
             throw LibraryError.noLibrary(directory.path, photosLeft: true)
         }
         if let problem = container.identityProblem { throw problem }
-        context = try ModelContext(container)
+        context = ModelContext(container)
         if !readOnly && container.writeRefusal == nil { try SearchIndex.install(on: context) }
     }
 

@@ -58,3 +58,9 @@ public macro Transient() = #externalMacro(module: "OpenSwiftDataMacros", type: "
 /// that row (an upsert, as with `@Attribute(.unique)`), or throws with `uniquenessPolicy: .fail`.
 @freestanding(declaration, names: named(_uniquenessConstraints))
 public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(module: "OpenSwiftDataMacros", type: "UniqueMacro")
+
+/// Indexes these properties' columns, as in SwiftData (2024): one array per index, on a single
+/// property or several (`#Index<Trip>([\.name], [\.start, \.name])`). Indexes added or removed are
+/// created or dropped by automatic migration.
+@freestanding(declaration, names: named(_indexes))
+public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "OpenSwiftDataMacros", type: "IndexMacro")

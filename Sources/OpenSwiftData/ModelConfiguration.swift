@@ -26,22 +26,64 @@ public struct ModelConfiguration: Sendable {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     }
 
+    /// Where an app group's store would be (SwiftData's); Linux has no app groups: accepted, unused.
+    public struct GroupContainer: Sendable, Hashable {
+        let identifier: String?
+        let isNone: Bool
+        public static let automatic = GroupContainer(identifier: nil, isNone: false)
+        public static let none = GroupContainer(identifier: nil, isNone: true)
+        public static func identifier(_ groupName: String) -> GroupContainer { GroupContainer(identifier: groupName, isNone: false) }
+    }
+
+    /// Which CloudKit database would sync the store (SwiftData's); there is no CloudKit here:
+    /// accepted, and nothing syncs.
+    public struct CloudKitDatabase: Sendable, Hashable {
+        let identifier: String?
+        let isNone: Bool
+        public static let automatic = CloudKitDatabase(identifier: nil, isNone: false)
+        public static let none = CloudKitDatabase(identifier: nil, isNone: true)
+        public static func `private`(_ containerIdentifier: String) -> CloudKitDatabase { CloudKitDatabase(identifier: containerIdentifier, isNone: false) }
+    }
+
+    public let groupContainer: GroupContainer
+    public let cloudKitDatabase: CloudKitDatabase
+    public var groupAppContainerIdentifier: String? { groupContainer.identifier }
+    public var cloudKitContainerIdentifier: String? { cloudKitDatabase.identifier }
+
+    /// A store named `name` (`default.store` without one) in `defaultDirectory`, or in memory.
     public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true,
+                groupContainer: GroupContainer = .automatic, cloudKitDatabase: CloudKitDatabase = .automatic,
                 uniquenessPolicy: UniquenessPolicy = .upsert) {
         self.name = name ?? "default"
         self.schema = schema
         self.isStoredInMemoryOnly = isStoredInMemoryOnly
         self.allowsSave = allowsSave
         self.url = Self.defaultDirectory.appendingPathComponent("\(self.name).store")
+        self.groupContainer = groupContainer
+        self.cloudKitDatabase = cloudKitDatabase
         self.uniquenessPolicy = uniquenessPolicy
     }
 
-    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true, uniquenessPolicy: UniquenessPolicy = .upsert) {
+    /// A store at `url`.
+    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
+                cloudKitDatabase: CloudKitDatabase = .automatic, uniquenessPolicy: UniquenessPolicy = .upsert) {
         self.name = name ?? url.deletingPathExtension().lastPathComponent
         self.schema = schema
         self.isStoredInMemoryOnly = false
         self.allowsSave = allowsSave
         self.url = url
+        self.groupContainer = .automatic
+        self.cloudKitDatabase = cloudKitDatabase
         self.uniquenessPolicy = uniquenessPolicy
+    }
+
+    /// The default store, or one in memory.
+    public init(isStoredInMemoryOnly: Bool) {
+        self.init(nil, schema: nil, isStoredInMemoryOnly: isStoredInMemoryOnly)
+    }
+
+    /// A configuration for these model types.
+    public init(for forTypes: any PersistentModel.Type..., isStoredInMemoryOnly: Bool = false) {
+        self.init(nil, schema: Schema(forTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
     }
 }

@@ -13,11 +13,14 @@ public protocol PersistentModel: AnyObject, Hashable, Identifiable {
     static var _unregistersOnDeinit: Bool { get }
     /// The `#Unique` constraints: each an array of key paths whose values together are unique.
     static var _uniquenessConstraints: [[AnyKeyPath]] { get }
+    /// The `#Index` lists: each an array of key paths indexed together.
+    static var _indexes: [[AnyKeyPath]] { get }
 }
 
 extension PersistentModel {
     public static var _unregistersOnDeinit: Bool { false }
     public static var _uniquenessConstraints: [[AnyKeyPath]] { [] }
+    public static var _indexes: [[AnyKeyPath]] { [] }
 
     /// The model's identity in its store; temporary until its first save.
     public var persistentModelID: PersistentIdentifier { persistentBackingData.identifier(for: Self.self) }

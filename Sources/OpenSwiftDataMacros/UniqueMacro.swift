@@ -8,8 +8,8 @@ import SwiftSyntaxMacros
 ///
 /// ```swift
 /// public static var _uniquenessConstraints: [[AnyKeyPath]] {
-///     let constraints: [[PartialKeyPath<Person>]] = [[\.id], [\.givenName, \.familyName]]
-///     return constraints.map { $0.map { $0 as AnyKeyPath } }
+///     let lists: [[PartialKeyPath<Person>]] = [[\.id], [\.givenName, \.familyName]]
+///     return lists.map { $0.map { $0 as AnyKeyPath } }
 /// }
 /// ```
 public struct UniqueMacro: DeclarationMacro {
@@ -17,15 +17,29 @@ public struct UniqueMacro: DeclarationMacro {
         of node: some FreestandingMacroExpansionSyntax,
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
+        [keyPathLists(node, named: "_uniquenessConstraints")]
+    }
+
+    /// `public static var NAME: [[AnyKeyPath]]` holding the macro's arrays of key paths.
+    static func keyPathLists(_ node: some FreestandingMacroExpansionSyntax, named name: String) -> DeclSyntax {
         let model = node.genericArgumentClause?.arguments.first.map { "\($0.argument.trimmed)" } ?? "Self"
-        let constraints = node.arguments.map { "\($0.expression.trimmed)" }.joined(separator: ", ")
-        return [
-            """
-            public static var _uniquenessConstraints: [[AnyKeyPath]] {
-                let constraints: [[PartialKeyPath<\(raw: model)>]] = [\(raw: constraints)]
-                return constraints.map { $0.map { $0 as AnyKeyPath } }
+        let lists = node.arguments.map { "\($0.expression.trimmed)" }.joined(separator: ", ")
+        return """
+            public static var \(raw: name): [[AnyKeyPath]] {
+                let lists: [[PartialKeyPath<\(raw: model)>]] = [\(raw: lists)]
+                return lists.map { $0.map { $0 as AnyKeyPath } }
             }
-            """,
-        ]
+            """
+    }
+}
+
+/// `#Index<Trip>([\.name], [\.start, \.name])`: each array of key paths is one index (SwiftData,
+/// 2024). Expands to `_indexes`, read like `_uniquenessConstraints`.
+public struct IndexMacro: DeclarationMacro {
+    public static func expansion(
+        of node: some FreestandingMacroExpansionSyntax,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        [UniqueMacro.keyPathLists(node, named: "_indexes")]
     }
 }

@@ -10,6 +10,7 @@ let providedMacros: [String: Macro.Type] = [
     "PersistedPropertyMacro": PersistedPropertyMacro.self,
     "MarkerMacro": MarkerMacro.self,
     "UniqueMacro": UniqueMacro.self,
+    "IndexMacro": IndexMacro.self,
 ]
 
 struct Provider: PluginProvider {

@@ -7,7 +7,7 @@ import OpenSwiftData
         let dir = TemporaryDirectory()
         let c = try container(Item.self, at: dir.store())
         do {
-            let context = try ModelContext(c)
+            let context = ModelContext(c)
             context.autosaveEnabled = true
             context.insert(Item(name: "kept", rank: 1))
         }
@@ -18,7 +18,7 @@ import OpenSwiftData
         let dir = TemporaryDirectory()
         let c = try container(Item.self, at: dir.store())
         do {
-            let context = try ModelContext(c)
+            let context = ModelContext(c)
             context.insert(Item(name: "lost", rank: 1))
         }
         #expect(try SQLiteProbe(dir.store()).scalar("SELECT count(*) FROM Item") == "0")

@@ -20,11 +20,11 @@ import BlobStore
         let dir = TemporaryDirectory()
         let c = try container(Memory.self, MemoryImage.self, at: dir.store())
         do {
-            let context = try ModelContext(c)
+            let context = ModelContext(c)
             context.insert(Memory(title: "A", date: .now, notes: "", images: [image("x"), image("y")]))
             try context.save()
         }
-        let context = try ModelContext(c)
+        let context = ModelContext(c)
         let memories = try context.fetch(FetchDescriptor<Memory>())
         #expect(memories[0].memoryImages.count == 2)
         #expect(c.external!.readCount == 0)
@@ -99,7 +99,7 @@ import BlobStore
         let context = c.mainContext
         context.insert(Memory(title: "A", date: .now, notes: "", images: [image("mem")]))
         try context.save()
-        let fresh = try ModelContext(c)
+        let fresh = ModelContext(c)
         let images = try fresh.fetch(FetchDescriptor<MemoryImage>())
         #expect(images.first?.imageData == Data("mem".utf8))
     }

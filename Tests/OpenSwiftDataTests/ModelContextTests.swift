@@ -8,7 +8,7 @@ import Testing
     }
 
     @Test func insertSaveAndTrackedArrays() throws {
-        let context = try ModelContext(try memoryContainer())
+        let context = ModelContext(try memoryContainer())
         #expect(!context.hasChanges)
         let a = Item(name: "a", rank: 1)
         context.insert(a)
@@ -27,10 +27,10 @@ import Testing
 
     @Test func fetchingTheSameRowTwiceGivesTheSameInstance() throws {
         let c = try memoryContainer()
-        let writer = try ModelContext(c)
+        let writer = ModelContext(c)
         writer.insert(Item(name: "a", rank: 1))
         try writer.save()
-        let reader = try ModelContext(c)
+        let reader = ModelContext(c)
         let first = try reader.fetch(FetchDescriptor<Item>())
         let second = try reader.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.rank == 1 }))
         #expect(first.count == 1 && first[0] === second[0])
@@ -40,10 +40,10 @@ import Testing
     /// Models are registered without being retained: one freed while its backing data lives on
     /// (held here) must leave the registry at once, or a later fetch would hand out a dead object.
     @Test func aModelFreedWhileItsBackingDataLivesIsRefetchedAsANewInstance() throws {
-        let context = try ModelContext(try memoryContainer())
+        let context = ModelContext(try memoryContainer())
         context.insert(Item(name: "a", rank: 1))
         try context.save()
-        let fresh = try ModelContext(context.container)
+        let fresh = ModelContext(context.container)
         var backing: _BackingData?
         weak var freed: Item?
         do {
@@ -61,10 +61,10 @@ import Testing
     /// identity rules, and its deinit still runs.
     @Test func aModelWithItsOwnDeinitKeepsIdentityAndIsFreed() throws {
         let c = try ModelContainer(for: Noisy.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let writer = try ModelContext(c)
+        let writer = ModelContext(c)
         for i in 0..<3 { writer.insert(Noisy(name: "n\(i)")) }
         try writer.save()
-        let reader = try ModelContext(c)
+        let reader = ModelContext(c)
         let before = Noisy.deinits
         do {
             let first = try reader.fetch(FetchDescriptor<Noisy>(sortBy: [SortDescriptor(\.name)]))
@@ -80,17 +80,17 @@ import Testing
     /// built (here by a `@Transient` property's default value) must get one of its own.
     @Test func aModelMadeWhileAFetchedOneIsBuiltGetsItsOwnBackingData() throws {
         let c = try ModelContainer(for: Holder.self, Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let writer = try ModelContext(c)
+        let writer = ModelContext(c)
         writer.insert(Holder(label: "kept"))
         try writer.save()
-        let holder = try #require(try ModelContext(c).fetch(FetchDescriptor<Holder>()).first)
+        let holder = try #require(ModelContext(c).fetch(FetchDescriptor<Holder>()).first)
         #expect(holder.label == "kept" && holder.count == 7)
         #expect(holder.scratch.name == "scratch" && holder.scratch.persistentBackingData !== holder.persistentBackingData)
         #expect(holder.scratch.modelContext == nil)
     }
 
     @Test func rollbackRestoresSavedValuesAndForgetsInserts() throws {
-        let context = try ModelContext(try memoryContainer())
+        let context = ModelContext(try memoryContainer())
         let a = Item(name: "a", rank: 1)
         context.insert(a)
         try context.save()
@@ -106,7 +106,7 @@ import Testing
     @Test func unsavedChangesAreVisibleToFetchesButNotWritten() throws {
         let dir = TemporaryDirectory()
         let c = try container(Item.self, at: dir.store())
-        let context = try ModelContext(c)
+        let context = ModelContext(c)
         context.insert(Item(name: "saved", rank: 1))
         try context.save()
         let pending = Item(name: "pending", rank: 2)
@@ -122,7 +122,7 @@ import Testing
     }
 
     @Test func limitOffsetAndMultipleSorts() throws {
-        let context = try ModelContext(try memoryContainer())
+        let context = ModelContext(try memoryContainer())
         for (i, name) in ["d", "b", "a", "c", "e"].enumerated() { context.insert(Item(name: name, rank: i % 2)) }
         try context.save()
         var descriptor = FetchDescriptor<Item>(sortBy: [SortDescriptor(\.rank, order: .reverse), SortDescriptor(\.name)])
@@ -135,10 +135,10 @@ import Testing
     }
 
     @Test func enumerateVisitsEveryRowInOrderAndReleasesBatches() throws {
-        let context = try ModelContext(try memoryContainer())
+        let context = ModelContext(try memoryContainer())
         for i in 0..<250 { context.insert(Item(name: "n\(i)", rank: i)) }
         try context.save()
-        let fresh = try ModelContext(context.container)
+        let fresh = ModelContext(context.container)
         var ranks: [Int] = []
         weak var firstSeen: Item?
         try fresh.enumerate(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.rank, order: .reverse)]), batchSize: 100) { item in
@@ -150,7 +150,7 @@ import Testing
     }
 
     @Test func deleteWhereRemovesMatchingRows() throws {
-        let context = try ModelContext(try memoryContainer())
+        let context = ModelContext(try memoryContainer())
         for i in 0..<10 { context.insert(Item(name: "n\(i)", rank: i)) }
         try context.save()
         try context.delete(model: Item.self, where: #Predicate { $0.rank >= 7 })
@@ -160,7 +160,7 @@ import Testing
     }
 
     @Test func transactionSavesOrRollsBack() throws {
-        let context = try ModelContext(try memoryContainer())
+        let context = ModelContext(try memoryContainer())
         try context.transaction { context.insert(Item(name: "kept", rank: 1)) }
         struct Stop: Error {}
         #expect(throws: Stop.self) {
@@ -195,16 +195,16 @@ import Testing
         try c.mainContext.save()
         let probe = SQLiteProbe(dir.store())
         #expect(try probe.scalar("PRAGMA journal_mode") == "wal")
-        #expect(c.mainContext.connection.pragma("foreign_keys") == "1")
-        #expect(c.mainContext.connection.pragma("busy_timeout") == "10000")
+        #expect(try c.mainContext.connection.pragma("foreign_keys") == "1")
+        #expect(try c.mainContext.connection.pragma("busy_timeout") == "10000")
         #expect(try probe.scalar("SELECT sql FROM sqlite_master WHERE name = 'Item_name_unique'") == #"CREATE UNIQUE INDEX "Item_name_unique" ON "Item"("name")"#)
     }
 
     @Test func statementsArePreparedOnceAndReused() throws {
-        let context = try ModelContext(try memoryContainer())
+        let context = ModelContext(try memoryContainer())
         for i in 0..<50 { context.insert(Item(name: "n\(i)", rank: i)) }
         try context.save()
-        #expect(context.connection.cachedStatementCount <= 3)
+        #expect(try context.connection.cachedStatementCount <= 3)
     }
 }
 

@@ -9,7 +9,7 @@ import Testing
 
     @Test func settingEitherSideMaintainsTheOtherInMemoryAndOnDisk() throws {
         let dir = TemporaryDirectory()
-        let context = try ModelContext(try gradebook(dir))
+        let context = ModelContext(try gradebook(dir))
         let s = Student(firstname: "Ada", lastname: "L")
         context.insert(s)
         try context.save()
@@ -63,13 +63,13 @@ import Testing
         let dir = TemporaryDirectory()
         let c = try gradebook(dir)
         do {
-            let context = try ModelContext(c)
+            let context = ModelContext(c)
             let s = Student(firstname: "A", lastname: "B")
             context.insert(s)
             for i in 0..<5 { s.grades.append(Grade(score: i)) }
             try context.save()
         }
-        let context = try ModelContext(c)
+        let context = ModelContext(c)
         var statements: [String] = []
         context.traceSQL { statements.append($0) }
         let students = try context.fetch(FetchDescriptor<Student>())
@@ -83,7 +83,7 @@ import Testing
         let dir = TemporaryDirectory()
         let c = try gradebook(dir)
         do {
-            let context = try ModelContext(c)
+            let context = ModelContext(c)
             for i in 0..<50 {
                 let s = Student(firstname: "s\(i)", lastname: "")
                 context.insert(s)
@@ -91,7 +91,7 @@ import Testing
             }
             try context.save()
         }
-        let context = try ModelContext(c)
+        let context = ModelContext(c)
         var statements = 0
         context.traceSQL { _ in statements += 1 }
         let students = try context.fetch(FetchDescriptor<Student>())
@@ -102,7 +102,7 @@ import Testing
         let names = Set(grades.compactMap { $0.student?.first_name })
         #expect(names.count == 50)
         #expect(statements == 2, "the grades' students were already in memory")
-        let fresh = try ModelContext(c)
+        let fresh = ModelContext(c)
         var freshStatements = 0
         fresh.traceSQL { _ in freshStatements += 1 }
         let allGrades = try fresh.fetch(FetchDescriptor<Grade>())
@@ -157,7 +157,7 @@ import Testing
         context.delete(root)
         try context.save()
         #expect(try SQLiteProbe(dir.store()).rows("SELECT name FROM Folder") == [["other"]])
-        let fresh = try ModelContext(c)
+        let fresh = ModelContext(c)
         let parent = Folder(name: "p")
         fresh.insert(parent)
         parent.children.append(Folder(name: "c"))

@@ -142,7 +142,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: url.path))
         _ = try makeStore(url)
         let c = try ModelContainer(for: schema, configurations: [ModelConfiguration(schema: schema, url: url, allowsSave: false)])
-        let context = try ModelContext(c)
+        let context = ModelContext(c)
         let docs = try context.fetch(FetchDescriptor<DocV1.Doc>())
         #expect(docs.count == 2)
         docs[0].title = "x"
@@ -191,7 +191,7 @@ import Testing
                 c.mainContext.insert(owner)
                 owner.items.append(TwinB.Item(label: "y"))
                 try c.mainContext.save()
-                let fresh = try ModelContext(c)
+                let fresh = ModelContext(c)
                 let item = try #require(try fresh.fetch(FetchDescriptor<TwinB.Item>()).first)
                 #expect(item.owner?.name == "b" && item.label == "y" && item.weight == 0)
                 #expect(try fresh.fetch(FetchDescriptor<TwinB.Owner>()).first?.items.map(\.label) == ["y"])

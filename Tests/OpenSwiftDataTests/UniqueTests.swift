@@ -6,7 +6,7 @@ import OpenSwiftData
     @Test func insertingADuplicateUniqueValueUpdatesTheStoredRow() throws {
         let dir = TemporaryDirectory()
         let c = try container(Item.self, at: dir.store())
-        let context = try ModelContext(c)
+        let context = ModelContext(c)
         let original = Item(name: "same", rank: 1)
         context.insert(original)
         try context.save()
@@ -23,7 +23,7 @@ import OpenSwiftData
     @Test func failPolicyThrowsATypedErrorAndWritesNothing() throws {
         let dir = TemporaryDirectory()
         let c = try container(Item.self, at: dir.store(), policy: .fail)
-        let context = try ModelContext(c)
+        let context = ModelContext(c)
         context.insert(Item(name: "same", rank: 1))
         try context.save()
         context.insert(Item(name: "other", rank: 2))
@@ -34,7 +34,7 @@ import OpenSwiftData
     }
 
     @Test func changingAUniqueValueToATakenOneThrows() throws {
-        let context = try ModelContext(try ModelContainer(for: Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let context = ModelContext(try ModelContainer(for: Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
         let a = Item(name: "a", rank: 1)
         let b = Item(name: "b", rank: 2)
         context.insert(a)

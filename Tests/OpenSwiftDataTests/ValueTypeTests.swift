@@ -15,7 +15,7 @@ import OpenSwiftData
         c.mainContext.insert(Item(name: "a", rank: 1))
         try c.mainContext.save()
         try c.mainContext.execute("UPDATE Item SET \(property) = \(sqlValue)")
-        let reader = try ModelContext(c)
+        let reader = ModelContext(c)
         #expect(throws: ModelError.corruptValue(model: "Item", property: property, stored: stored)) {
             try reader.fetch(FetchDescriptor<Item>())
         }

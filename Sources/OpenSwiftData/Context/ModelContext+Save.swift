@@ -100,7 +100,7 @@ extension ModelContext {
                     // The common case: a plain INSERT, its key from sqlite3_last_insert_rowid.
                     try bindColumns(of: backing, entity: entity, to: statement!) { pendingLinks.append((backing, $0, $1)) }
                     try statement!.runBound()
-                    key = connection.lastInsertRowID
+                    key = try connection.lastInsertRowID
                 } catch let error as SQLiteError where error.code == 2067 && uniquenessPolicy == .upsert && entity.hasUniqueness {
                     // A unique value matched a stored row: update that row instead (SwiftData's upsert).
                     let upsert = try connection.statement(entity.upsertSQL)

@@ -16,7 +16,20 @@ import Foundation
 /// Autosave errors go to `autosaveErrorHandler` (by default, printed on standard error).
 public final class ModelContext {
     public let container: ModelContainer
-    let connection: Connection
+    /// The context's SQLite connection, opened on first use: creating a context cannot fail, as
+    /// in SwiftData (`let context = ModelContext(container)`); the first fetch or save that cannot
+    /// open the store throws instead.
+    var connection: Connection {
+        get throws {
+            if let opened { return opened }
+            let connection = try container.openConnection()
+            connection.trace = traceHandler
+            opened = connection
+            return connection
+        }
+    }
+    private var opened: Connection?
+    private var traceHandler: ((String) -> Void)?
     let schema: Schema
     let uniquenessPolicy: ModelConfiguration.UniquenessPolicy
 
@@ -72,9 +85,9 @@ public final class ModelContext {
         }
     }
 
-    /// A new context on its own SQLite connection.
-    public convenience init(_ container: ModelContainer) throws {
-        self.init(container: container, connection: try container.openConnection(), autosave: false)
+    /// A new context on its own SQLite connection (opened on first use).
+    public convenience init(_ container: ModelContainer) {
+        self.init(container: container, connection: nil, autosave: false)
     }
 
     /// A context on the container's own connection (migration stages).
@@ -82,9 +95,9 @@ public final class ModelContext {
         self.init(container: container, connection: container.anchorConnection, autosave: false)
     }
 
-    init(container: ModelContainer, connection: Connection, autosave: Bool) {
+    init(container: ModelContainer, connection: Connection?, autosave: Bool) {
         self.container = container
-        self.connection = connection
+        self.opened = connection
         self.schema = container.schema
         self.uniquenessPolicy = container.configuration.uniquenessPolicy
         self.autosaveEnabled = autosave
@@ -110,7 +123,10 @@ public final class ModelContext {
     public var deletedModelsArray: [any PersistentModel] { deletedList }
 
     /// Every SQL statement this context runs is passed to `handler` (nil to stop).
-    public func traceSQL(_ handler: ((String) -> Void)?) { connection.trace = handler }
+    public func traceSQL(_ handler: ((String) -> Void)?) {
+        traceHandler = handler
+        opened?.trace = handler
+    }
 
     // MARK: Insert and delete
 

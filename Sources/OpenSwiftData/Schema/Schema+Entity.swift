@@ -19,6 +19,8 @@ extension Schema {
         /// Every uniqueness constraint by property names, as SwiftData's `Schema.Entity` gives them:
         /// the `#Unique` ones, then each `@Attribute(.unique)` property alone.
         public let uniquenessConstraints: [[String]]
+        /// The `#Index` lists, each the columns of one index.
+        let indexes: [[Property]]
         /// Whether an insert can conflict with a stored row (and so become an upsert).
         var hasUniqueness: Bool { !uniquenessConstraints.isEmpty }
         let relationships: [Property]
@@ -46,9 +48,11 @@ extension Schema {
             columns = properties.filter(\.hasColumn)
             uniqueColumns = columns.filter(\.isUnique)
             let byKeyPath = self.byKeyPath, properties = self.properties
-            compoundUniques = type._uniquenessConstraints.map { constraint in
-                constraint.compactMap { byKeyPath[$0].map { properties[$0] } }.filter(\.hasColumn)
-            }.filter { !$0.isEmpty }
+            func resolve(_ lists: [[AnyKeyPath]]) -> [[Property]] {
+                lists.map { list in list.compactMap { byKeyPath[$0].map { properties[$0] } }.filter(\.hasColumn) }.filter { !$0.isEmpty }
+            }
+            compoundUniques = resolve(type._uniquenessConstraints)
+            indexes = resolve(type._indexes)
             uniquenessConstraints = compoundUniques.map { $0.map(\.name) } + uniqueColumns.map { [$0.name] }
             relationships = properties.filter(\.isRelationship)
             externals = properties.filter { $0.isExternalStorage && $0.codec != nil }

@@ -201,7 +201,7 @@ struct SchemaWriter {
         }
     }
 
-    /// One unique index per `.unique` property and per `#Unique` constraint, one per to-one
+    /// One unique index per `.unique` property and per `#Unique` constraint, one per `#Index`, one per to-one
     /// foreign key and one per external-storage column; stale ones (a `.unique` removed) are dropped.
     func indexSteps(_ entity: Schema.Entity, present: [IndexInfo], dropping: [String], hasRows: Bool = false) throws -> [Step] {
         var wanted: [String: String] = [:]
@@ -220,6 +220,10 @@ struct SchemaWriter {
             }
             wanted[name] = "CREATE INDEX \(quoted(name)) ON \(entity.table)(\(property.column))"
         }
+        for columns in entity.indexes {
+            let name = "\(entity.name)_\(columns.map(\.name).joined(separator: "_"))_index"
+            wanted[name] = "CREATE INDEX \(quoted(name)) ON \(entity.table)(\(columns.map(\.column).joined(separator: ", ")))"
+        }
         for columns in uniques {
             let name = "\(entity.name)_\(columns.map(\.name).joined(separator: "_"))_unique"
             let list = columns.map(\.column).joined(separator: ", ")
@@ -237,7 +241,7 @@ struct SchemaWriter {
             }
         }
         var steps: [Step] = []
-        let ours = present.filter { index in ["_unique", "_fk", "_blob"].contains { index.name.hasSuffix($0) } }
+        let ours = present.filter { index in ["_unique", "_fk", "_blob", "_index"].contains { index.name.hasSuffix($0) } }
         for index in ours where wanted[index.name] == nil && !index.columns.contains(where: dropping.contains) {
             steps.append(.sql("DROP INDEX \(quoted(index.name))"))
         }
