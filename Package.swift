@@ -54,9 +54,25 @@ let hostLinkFlags: [LinkerSetting] = [
     .linkedLibrary("SwiftOperators"), .linkedLibrary("SwiftParserDiagnostics"),
 ]
 
+/// `SwiftData`: OpenSwiftData under SwiftData's module name, so that model code builds unchanged.
+/// Linux only: on Apple platforms the system's SwiftData stands.
+#if os(Linux)
+let swiftDataProducts: [Product] = [.library(name: "SwiftData", targets: ["SwiftData"])]
+let swiftDataTargets: [Target] = [
+    .target(name: "SwiftData", dependencies: ["OpenSwiftData"]),
+    // Model code in SwiftData's shapes, importing only SwiftData, in the Swift 6 language mode.
+    .testTarget(name: "SwiftDataShapesTests", dependencies: ["SwiftData"], swiftSettings: [.swiftLanguageMode(.v6)]),
+]
+let swiftDataModule: [Target.Dependency] = ["SwiftData"]
+#else
+let swiftDataProducts: [Product] = []
+let swiftDataTargets: [Target] = []
+let swiftDataModule: [Target.Dependency] = []
+#endif
+
 let package = Package(
     name: "memories",
-    products: [
+    products: swiftDataProducts + [
         .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
         .library(name: "BlobStore", targets: ["BlobStore"]),
         .library(name: "Imaging", targets: ["Imaging"]),
@@ -66,7 +82,7 @@ let package = Package(
         .executable(name: "gradebook", targets: ["gradebook"]),
         .executable(name: "pocket-budget", targets: ["pocket-budget"]),
     ],
-    targets: [
+    targets: swiftDataTargets + [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "BlobStore", dependencies: ["CCrypto"]),
@@ -86,8 +102,8 @@ let package = Package(
         .target(name: "MemoriesKit", dependencies: ["OpenSwiftData", "BlobStore", "Imaging"]),
         .executableTarget(name: "memories", dependencies: ["MemoriesKit", "BlobStore", "OpenSwiftData"]),
         .executableTarget(name: "osd-demo", dependencies: ["OpenSwiftData"], path: "Examples/osd-demo"),
-        .executableTarget(name: "gradebook", dependencies: ["OpenSwiftData"], path: "Examples/gradebook"),
-        .executableTarget(name: "pocket-budget", dependencies: ["OpenSwiftData"], path: "Examples/pocket-budget"),
+        .executableTarget(name: "gradebook", dependencies: ["OpenSwiftData"] + swiftDataModule, path: "Examples/gradebook"),
+        .executableTarget(name: "pocket-budget", dependencies: ["OpenSwiftData"] + swiftDataModule, path: "Examples/pocket-budget"),
         .executableTarget(
             name: "osd-bench", dependencies: ["OpenSwiftData", "CSQLite"], path: "Benchmarks/osd-bench"),
         .target(name: "UIKit", path: "Tests/UIKitStandIn"),

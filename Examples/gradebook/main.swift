@@ -8,7 +8,7 @@
 //   gradebook [--store PATH] students | quizzes | by-student | by-quiz
 // STUDENT is an id or "First Last"; QUIZ an id or name. The store defaults to $GRADEBOOK_STORE, else ./gradebook.store.
 import Foundation
-import OpenSwiftData
+import SwiftData
 
 func fail(_ message: String, _ code: Int32 = 1) -> Never {
     FileHandle.standardError.write(Data("gradebook: \(message)\n".utf8))

@@ -1,5 +1,5 @@
 import Foundation
-import OpenSwiftData
+import SwiftData
 
 /// The first version of Expense, before `note` was added: `make-v1-store` writes a store with it,
 /// to show that opening it with the current model loses nothing.

@@ -9,7 +9,7 @@
 //   pocket-budget [--store PATH] make-v1-store                                 a store of the model before `note`
 // ID is the number `list` shows. The store defaults to $BUDGET_STORE, else ./budget.store.
 import Foundation
-import OpenSwiftData
+import SwiftData
 
 func fail(_ message: String, _ code: Int32 = 1) -> Never {
     FileHandle.standardError.write(Data("pocket-budget: \(message)\n".utf8))

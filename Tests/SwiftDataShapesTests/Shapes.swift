@@ -1,0 +1,42 @@
+// Model code as SwiftData apps write it, importing only SwiftData, built in the Swift 6 language
+// mode: it must build with no change and no warning.
+import SwiftData
+import Testing
+
+@Model final class Trip {
+    #Unique<Trip>([\.name, \.start])
+    #Index<Trip>([\.start])
+    var name: String
+    var start: Date
+    var id: UUID = UUID()
+    @Relationship(deleteRule: .cascade, inverse: \Stop.trip) var stops: [Stop] = []
+    init(name: String, start: Date) {
+        self.name = name
+        self.start = start
+    }
+}
+
+@Model final class Stop {
+    var place: String
+    var trip: Trip?
+    init(place: String) { self.place = place }
+}
+
+@Suite struct ShapesTests {
+    @Test func modelCodeThatImportsOnlySwiftDataRuns() throws {
+        let schema = SwiftData.Schema([Trip.self, Stop.self])
+        let container = try ModelContainer(for: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        let context = ModelContext(container)
+        let trip = Trip(name: "Rome", start: .now)
+        context.insert(trip)
+        trip.stops.append(Stop(place: "Colosseum"))
+        try context.save()
+        let found = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Rome" }))
+        #expect(found.first?.stops.map(\.place) == ["Colosseum"])
+        context.delete(trip)
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Stop>()) == 0)
+        let model: any SwiftData.PersistentModel.Type = Trip.self
+        #expect(String(describing: model) == "Trip")
+    }
+}
