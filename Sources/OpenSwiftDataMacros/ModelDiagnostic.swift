@@ -24,7 +24,7 @@ enum ModelDiagnostic: DiagnosticMessage {
         case .observers(let name):
             return "@Model property '\(name)' cannot have willSet/didSet observers"
         case .missingType(let name):
-            return "@Model property '\(name)' needs an explicit type annotation"
+            return "@Model property '\(name)' needs a type annotation or an initial value"
         case .unsupportedType(let name, let type, let reason):
             return "@Model property '\(name)' has type '\(type)', which cannot be persisted: \(reason); mark it @Transient to keep it in memory only"
         case .transientNeedsDefault(let name):
@@ -53,13 +53,11 @@ enum ModelDiagnostic: DiagnosticMessage {
 enum ModelFixIt: FixItMessage {
     case replaceLetWithVar
     case useFinalClass
-    case addType(String)
 
     var message: String {
         switch self {
         case .replaceLetWithVar: return "Replace 'let' with 'var'"
         case .useFinalClass: return "Declare it as a 'final class'"
-        case .addType(let type): return "Add ': \(type)'"
         }
     }
 
@@ -67,7 +65,6 @@ enum ModelFixIt: FixItMessage {
         switch self {
         case .replaceLetWithVar: return MessageID(domain: "OpenSwiftDataMacros", id: "replaceLetWithVar")
         case .useFinalClass: return MessageID(domain: "OpenSwiftDataMacros", id: "useFinalClass")
-        case .addType: return MessageID(domain: "OpenSwiftDataMacros", id: "addType")
         }
     }
 }

@@ -95,18 +95,11 @@ struct ModelScan {
             if let reason = unsupportedReason(type) {
                 found.append(Diagnostic(node: type, message: ModelDiagnostic.unsupportedType(property.name, type.trimmedDescription, reason)))
             }
-        } else {
-            let binding = decl.bindings.first!
-            if let inferred = property.defaultValue.flatMap(literalType) {
-                let newPattern = binding.pattern.with(\.trailingTrivia, [])
-                let fix = FixIt(message: ModelFixIt.addType(inferred),
-                                changes: [.replace(oldNode: Syntax(binding.pattern),
-                                                   newNode: Syntax(PatternSyntax("\(newPattern): \(raw: inferred) ")))])
-                found.append(Diagnostic(node: binding.pattern, message: ModelDiagnostic.missingType(property.name), fixIts: [fix]))
-            } else {
-                found.append(Diagnostic(node: binding.pattern, message: ModelDiagnostic.missingType(property.name)))
-            }
+        } else if property.defaultValue == nil {
+            // Without a type or an initial value there is nothing to take the type from.
+            found.append(Diagnostic(node: decl.bindings.first!.pattern, message: ModelDiagnostic.missingType(property.name)))
         }
+        // `var name = ""`: the type is the initial value's; the metadata takes it from the key path.
         return found
     }
 
@@ -126,14 +119,6 @@ struct ModelScan {
            ["Any", "AnyObject", "AnyHashable", "Void", "Never", "NSObject"].contains(identifier.name.text) {
             return "'\(identifier.name.text)' has no stored representation"
         }
-        return nil
-    }
-
-    func literalType(_ expr: ExprSyntax) -> String? {
-        if expr.is(IntegerLiteralExprSyntax.self) { return "Int" }
-        if expr.is(FloatLiteralExprSyntax.self) { return "Double" }
-        if expr.is(StringLiteralExprSyntax.self) { return "String" }
-        if expr.is(BooleanLiteralExprSyntax.self) { return "Bool" }
         return nil
     }
 }

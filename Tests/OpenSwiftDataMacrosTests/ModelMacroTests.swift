@@ -101,11 +101,12 @@ func expand(_ source: String) -> (text: String, diagnostics: [Diagnostic]) {
         #expect(messages[3].contains("existential"))
     }
 
-    @Test func missingTypeAnnotationOffersTheLiteralType() throws {
-        let (_, diagnostics) = expand("@Model final class A { var count = 3 }")
-        let diagnostic = try #require(diagnostics.first)
-        #expect(diagnostic.message == "@Model property 'count' needs an explicit type annotation")
-        #expect(diagnostic.fixIts.first?.message.message == "Add ': Int'")
+    @Test func aTypeInferredFromTheInitialValueIsAccepted() throws {
+        // As in SwiftData: the metadata takes the type from the key path `\A.count`.
+        let (expanded, diagnostics) = expand("@Model final class A { var count = 3\n var stops = [String]() }")
+        #expect(diagnostics.isEmpty)
+        #expect(expanded.contains("PropertyMetadata(name: \"count\", keyPath: \\A.count, defaultValue: {"))
+        #expect(expanded.contains("@OpenSwiftData._PersistedProperty(index: 1)\n var stops = [String]()"))
     }
 
     @Test func transientWithoutDefaultIsAnError() {

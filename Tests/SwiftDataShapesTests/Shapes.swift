@@ -40,3 +40,39 @@ import Testing
         #expect(String(describing: model) == "Trip")
     }
 }
+
+/// Types inferred from the initial value, as real apps write them.
+@Model final class Habit {
+    var name = ""
+    var count = 0
+    var done = false
+    var score = 1.5
+    var id = UUID()
+    var created = Date.now
+    var tags = [String]()
+    var completions = [Completion]()
+    init(name: String) { self.name = name }
+}
+
+@Model final class Completion {
+    var day = Date.now
+    var habit: Habit?
+    init() {}
+}
+
+@Suite struct InferredTypeTests {
+    @Test func propertiesWithInferredTypesArePersisted() throws {
+        let container = try ModelContainer(for: Habit.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let habit = Habit(name: "Run")
+        habit.count = 3
+        habit.tags = ["a", "b"]
+        context.insert(habit)
+        habit.completions.append(Completion())
+        try context.save()
+        let fresh = ModelContext(container)
+        let found = try #require(try fresh.fetch(FetchDescriptor<Habit>(predicate: #Predicate { $0.count > 2 && !$0.done })).first)
+        #expect(found.name == "Run" && found.score == 1.5 && found.tags == ["a", "b"] && found.id == habit.id)
+        #expect(found.completions.count == 1 && found.completions.first?.habit === found)
+    }
+}
