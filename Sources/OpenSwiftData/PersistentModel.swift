@@ -22,6 +22,9 @@ extension PersistentModel {
     public static var _uniquenessConstraints: [[AnyKeyPath]] { [] }
     public static var _indexes: [[AnyKeyPath]] { [] }
 
+    /// `\Self.persistentModelID`, which a predicate translates to the row's key.
+    static var _persistentModelIDKeyPath: AnyKeyPath { \Self.persistentModelID }
+
     /// The model's identity in its store; temporary until its first save.
     public var persistentModelID: PersistentIdentifier { persistentBackingData.identifier(for: Self.self) }
 

@@ -76,3 +76,23 @@ import Testing
         #expect(found.completions.count == 1 && found.completions.first?.habit === found)
     }
 }
+
+@Suite struct PersistentModelIDPredicateTests {
+    @Test func predicatesFilterByPersistentModelIDAndByARelatedOnes() throws {
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let rome = Trip(name: "Rome", start: .now), oslo = Trip(name: "Oslo", start: .now)
+        context.insert(rome)
+        context.insert(oslo)
+        rome.stops.append(Stop(place: "Forum"))
+        oslo.stops.append(Stop(place: "Fjord"))
+        try context.save()
+        let id = rome.persistentModelID
+        let trips = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.persistentModelID == id }))
+        #expect(trips.map(\.name) == ["Rome"])
+        let stops = try context.fetch(FetchDescriptor<Stop>(predicate: #Predicate { $0.trip?.persistentModelID == id }))
+        #expect(stops.map(\.place) == ["Forum"])
+        let others = try context.fetch(FetchDescriptor<Stop>(predicate: #Predicate { $0.trip?.persistentModelID != id }))
+        #expect(others.map(\.place) == ["Fjord"])
+    }
+}

@@ -16,6 +16,10 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPr
         let base = try t.term(root)
         switch base {
         case .row(let entity, let alias):
+            // `$0.persistentModelID == id`, `$0.trip?.persistentModelID == id`: the row's key.
+            if let model = Root.Output.self as? any PersistentModel.Type, keyPath == model._persistentModelIDKeyPath {
+                return .value(SQLFragment("\(alias).\"_pk\""))
+            }
             guard let property = entity.property(for: keyPath) else {
                 throw PredicateTranslationError.unknownKeyPath(model: entity.name, keyPath: "\(keyPath)")
             }
@@ -70,6 +74,11 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPr
 
 extension PredicateExpressions.Value: SQLPredicateExpression {
     func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+        // A captured identifier compares with the row's key (`$0.persistentModelID == id`).
+        if Output.self == PersistentIdentifier.self || Output.self == PersistentIdentifier?.self {
+            guard let id = value as? PersistentIdentifier else { return .value(SQLFragment("NULL")) }
+            return .value(SQLFragment("?", [.integer(id.primaryKey)]))
+        }
         guard let codec = ValueCodec.make(Output.self) else {
             throw PredicateTranslationError.unsupportedUse(
                 expression: "Value<\(Output.self)>", reason: "values of type \(Output.self) have no stored form; compare an id instead")
