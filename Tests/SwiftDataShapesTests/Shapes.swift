@@ -96,3 +96,54 @@ import Testing
         #expect(others.map(\.place) == ["Fjord"])
     }
 }
+
+/// The CloudKit-compatible shape: optional to-many relationships, everything with a default.
+@Model final class Checklist {
+    var title: String = ""
+    @Relationship(deleteRule: .cascade, inverse: \Task.list) var tasks: [Task]? = []
+    init(title: String) { self.title = title }
+}
+
+@Model final class Task {
+    var name: String = ""
+    var done: Bool = false
+    var list: Checklist?
+    init(name: String, done: Bool = false) {
+        self.name = name
+        self.done = done
+    }
+}
+
+@Suite struct OptionalToManyTests {
+    @Test func optionalToManyRelationshipsStoreCascadeAndFilter() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shapes-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("lists.store")
+        do {
+            let container = try ModelContainer(for: Checklist.self, configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            let home = Checklist(title: "Home"), work = Checklist(title: "Work"), empty = Checklist(title: "Empty")
+            [home, work, empty].forEach(context.insert)
+            home.tasks?.append(Task(name: "Dishes", done: true))
+            home.tasks?.append(Task(name: "Laundry"))
+            home.tasks?.append(Task(name: "Plants"))
+            work.tasks = [Task(name: "Report")]
+            try context.save()
+            #expect(home.tasks?.first?.list === home)
+        }
+        let container = try ModelContainer(for: Checklist.self, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        func titles(_ predicate: Predicate<Checklist>) throws -> [String] {
+            try context.fetch(FetchDescriptor<Checklist>(predicate: predicate, sortBy: [SortDescriptor(\.title)])).map(\.title)
+        }
+        #expect(try titles(#Predicate { $0.tasks?.isEmpty == false }) == ["Home", "Work"])
+        #expect(try titles(#Predicate { ($0.tasks?.count ?? 0) > 2 }) == ["Home"])
+        #expect(try titles(#Predicate { $0.tasks?.contains { $0.done } == true }) == ["Home"])
+        let home = try #require(try titles(#Predicate { $0.title == "Home" }).first.flatMap { title in
+            try context.fetch(FetchDescriptor<Checklist>(predicate: #Predicate { $0.title == title })).first })
+        #expect(Set(home.tasks?.map(\.name) ?? []) == ["Dishes", "Laundry", "Plants"])
+        context.delete(home)
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Task>()) == 1)
+    }
+}

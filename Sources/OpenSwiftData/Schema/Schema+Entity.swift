@@ -98,8 +98,12 @@ extension Schema {
 
         static func relatedType(of type: Any.Type) -> (type: any PersistentModel.Type, toMany: Bool)? {
             if let model = type as? any PersistentModel.Type { return (model, false) }
-            if let optional = type as? any _OptionalType.Type, let model = optional._wrappedType as? any PersistentModel.Type {
-                return (model, false)
+            if let optional = type as? any _OptionalType.Type {
+                if let model = optional._wrappedType as? any PersistentModel.Type { return (model, false) }
+                // `[Completion]?`: the optional to-many of CloudKit-compatible models.
+                if let array = optional._wrappedType as? any _ArrayType.Type, let model = array._elementType as? any PersistentModel.Type {
+                    return (model, true)
+                }
             }
             if let array = type as? any _ArrayType.Type, let model = array._elementType as? any PersistentModel.Type {
                 return (model, true)
@@ -171,7 +175,10 @@ extension Schema {
             }
         }
         func nilValue() -> Any? { (metadata.valueType as? any _OptionalType.Type)?._nilValue }
-        func emptyArray() -> Any? { (metadata.valueType as? any _ArrayType.Type)?._empty }
+        func emptyArray() -> Any? {
+            if let optional = metadata.valueType as? any _OptionalType.Type { return (optional._wrappedType as? any _ArrayType.Type)?._empty }
+            return (metadata.valueType as? any _ArrayType.Type)?._empty
+        }
         /// The column name: the property name (renames come through `originalName`).
         var column: String { quoted(name) }
     }
