@@ -64,3 +64,21 @@ public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(m
 /// created or dropped by automatic migration.
 @freestanding(declaration, names: named(_indexes))
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "OpenSwiftDataMacros", type: "IndexMacro")
+
+/// Makes an actor a model actor, as in SwiftData: it gets `modelContainer`, `modelExecutor`,
+/// `init(modelContainer:)`, and through `ModelActor` its own `modelContext`, used only on the
+/// actor's serial executor. Pass `PersistentIdentifier`s between actors, not models.
+///
+/// ```swift
+/// @ModelActor actor Importer {
+///     func add(_ title: String) throws -> PersistentIdentifier {
+///         let expense = Expense(title: title, amount: 1)
+///         modelContext.insert(expense)
+///         try modelContext.save()
+///         return expense.persistentModelID
+///     }
+/// }
+/// ```
+@attached(member, names: named(modelExecutor), named(modelContainer), named(init))
+@attached(extension, conformances: ModelActor)
+public macro ModelActor() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelActorMacro")

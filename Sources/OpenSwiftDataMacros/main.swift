@@ -11,6 +11,7 @@ let providedMacros: [String: Macro.Type] = [
     "MarkerMacro": MarkerMacro.self,
     "UniqueMacro": UniqueMacro.self,
     "IndexMacro": IndexMacro.self,
+    "ModelActorMacro": ModelActorMacro.self,
 ]
 
 struct Provider: PluginProvider {

@@ -147,3 +147,40 @@ import Testing
         #expect(try context.fetchCount(FetchDescriptor<Task>()) == 1)
     }
 }
+
+@ModelActor actor TripImporter {
+    func add(_ name: String) throws -> PersistentIdentifier {
+        let trip = Trip(name: name, start: .now)
+        modelContext.insert(trip)
+        try modelContext.save()
+        return trip.persistentModelID
+    }
+
+    func name(of id: PersistentIdentifier) -> String? {
+        self[id, as: Trip.self]?.name
+    }
+
+    func count() throws -> Int { try modelContext.fetchCount(FetchDescriptor<Trip>()) }
+}
+
+@Suite struct ModelActorTests {
+    @Test func severalModelActorsWriteAtOnceAndSeeEachOthersSaves() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("actors-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: dir.appendingPathComponent("trips.store")))
+        let importers = (0..<4).map { _ in TripImporter(modelContainer: container) }
+        let ids = try await withThrowingTaskGroup(of: PersistentIdentifier.self) { group in
+            for (n, importer) in importers.enumerated() {
+                for i in 0..<10 { group.addTask { try await importer.add("trip \(n)-\(i)") } }
+            }
+            return try await group.reduce(into: [PersistentIdentifier]()) { $0.append($1) }
+        }
+        #expect(Set(ids).count == 40)
+        // Another actor (another connection) sees every save, and finds each by its identifier.
+        let reader = TripImporter(modelContainer: container)
+        #expect(try await reader.count() == 40)
+        for id in ids.prefix(5) { #expect(await reader.name(of: id)?.hasPrefix("trip ") == true) }
+        let context = ModelContext(container)
+        #expect(context[ids[0], as: Trip.self] != nil)
+    }
+}

@@ -1,0 +1,58 @@
+import Dispatch
+import Foundation
+
+/// What runs a model actor's code: it owns the actor's context (SwiftData's `ModelExecutor`).
+public protocol ModelExecutor: AnyObject, Sendable {
+    var modelContext: ModelContext { get }
+}
+
+/// A model executor that is also the actor's serial executor.
+public protocol SerialModelExecutor: ModelExecutor, SerialExecutor {}
+
+/// Runs a model actor's jobs one at a time on a serial dispatch queue of its own, so its
+/// context is only ever used from one thread at a time.
+public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked Sendable {
+    public let modelContext: ModelContext
+    private let queue: DispatchQueue
+
+    public init(modelContext: ModelContext) {
+        self.modelContext = modelContext
+        queue = DispatchQueue(label: "OpenSwiftData.ModelActor")
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedSerialExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
+}
+
+/// An actor with a model context of its own (declare it with `@ModelActor`).
+public protocol ModelActor: Actor {
+    nonisolated var modelContainer: ModelContainer { get }
+    nonisolated var modelExecutor: any ModelExecutor { get }
+}
+
+extension ModelActor {
+    /// The actor's own context: use it only inside the actor.
+    public var modelContext: ModelContext { modelExecutor.modelContext }
+
+    /// The actor runs on its model executor.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        (modelExecutor as! any SerialExecutor).asUnownedSerialExecutor()
+    }
+
+    /// The model with this identifier, from the actor's context or its store.
+    public subscript<T: PersistentModel>(id: PersistentIdentifier, as as: T.Type) -> T? {
+        try? modelContext.model(for: id, as: T.self)
+    }
+}
+
+extension ModelContext {
+    /// The model with this identifier, from this context or the store (nil if there is none).
+    public subscript<T: PersistentModel>(id: PersistentIdentifier, as as: T.Type) -> T? {
+        try? model(for: id, as: T.self)
+    }
+}
