@@ -1,5 +1,5 @@
 // pocket-budget: the Pocket Budget seed app's data layer as a command-line program.
-// Expense.swift is the seed's model code, unchanged but for `import OpenSwiftData`.
+// Expense.swift is the seed's model code, unchanged (`import SwiftData` is this package's module on Linux).
 //
 //   pocket-budget [--store PATH] add TITLE AMOUNT CATEGORY [--date YYYY-MM-DD] [--note N]
 //   pocket-budget [--store PATH] edit ID [--title T] [--amount A] [--category C] [--date D] [--note N]
@@ -7,6 +7,8 @@
 //   pocket-budget [--store PATH] list [--since YYYY-MM-DD] [--category C]     newest first
 //   pocket-budget [--store PATH] totals                                        per month, exact Decimal
 //   pocket-budget [--store PATH] make-v1-store                                 a store of the model before `note`
+//   pocket-budget [--store PATH] import-csv FILE [--workers N]                 title,amount,category,YYYY-MM-DD lines,
+//                                                                              by N @ModelActor importers at once (default 4)
 // ID is the number `list` shows. The store defaults to $BUDGET_STORE, else ./budget.store.
 import Foundation
 import SwiftData
@@ -73,6 +75,11 @@ do {
     }
 
     switch command {
+    case "import-csv":
+        let workers = option("workers").map { Int($0) ?? 0 } ?? 4
+        guard args.count == 1, workers > 0 else { fail("usage: pocket-budget import-csv FILE [--workers N]", 64) }
+        let added = try importCSVSynchronously(args[0], into: container, workers: workers)
+        print("imported \(added) expenses with \(workers) importers")
     case "add":
         let date = option("date").map(day) ?? .now
         let note = option("note")

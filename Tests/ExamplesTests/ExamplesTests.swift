@@ -102,4 +102,19 @@ func run(_ product: String, _ args: [String]) throws -> Run {
         try run("pocket-budget", ["--store", store, "add", "b", "0.2", "other", "--date", "2024-07-02"])
         #expect(try run("pocket-budget", ["--store", store, "totals"]).out.hasSuffix("2024-07  0.3\n"))
     }
+
+    @Test func pocketBudgetImportsACSVWithFourModelActorsAtOnce() throws {
+        let s = Scratch()
+        let store = s.url.appendingPathComponent("budget.store").path
+        let csv = s.url.appendingPathComponent("expenses.csv")
+        // 400 lines; amounts 0.01 … 4.00, so the total is exact: 802.00.
+        let lines = (1...400).map { "item \($0),\(Decimal($0) / 100),food,2024-03-\(String(format: "%02d", $0 % 28 + 1))" }
+        try lines.joined(separator: "\n").write(to: csv, atomically: true, encoding: .utf8)
+        let result = try run("pocket-budget", ["--store", store, "import-csv", csv.path, "--workers", "4"])
+        #expect(result.status == 0 && result.out == "imported 400 expenses with 4 importers\n", "\(result.err)")
+        #expect(try run("pocket-budget", ["--store", store, "totals"]).out == "2024-03  802\n")
+        #expect(try run("pocket-budget", ["--store", store, "list"]).out.split(separator: "\n").count == 401)
+        let bad = try run("pocket-budget", ["--store", store, "import-csv", store])
+        #expect(bad.status == 1)
+    }
 }
