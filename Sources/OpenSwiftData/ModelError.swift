@@ -15,6 +15,8 @@ public enum ModelError: Error, Equatable, LocalizedError {
     case corruptValue(model: String, property: String, stored: String)
     /// A relationship's delete rule is `.deny` and related models exist.
     case deleteDenied(model: String, relationship: String)
+    /// Two to-many relationships of one model name the same inverse: they cannot be kept apart.
+    case sharedInverse(model: String, relationships: [String], inverse: String)
     /// A save on a container opened with `allowsSave: false`.
     case readOnlyStore(path: String)
     /// The store was written by a newer version of the app, which declared these entities or
@@ -45,6 +47,9 @@ public enum ModelError: Error, Equatable, LocalizedError {
             return "the stored value of \(model).\(property) cannot be read: \(stored)"
         case .deleteDenied(let model, let relationship):
             return "cannot delete this \(model): its relationship '\(relationship)' has delete rule .deny and is not empty"
+        case .sharedInverse(let model, let relationships, let inverse):
+            return "\(model).\(relationships.joined(separator: " and \(model).")) both have the inverse \(inverse), so they would be stored as one "
+                + "relationship and read back as the same set; give each its own inverse property (e.g. `leadingYard` and `trailingYard`)"
         case .readOnlyStore(let path):
             return "the store \(path) was opened read-only (allowsSave: false); nothing was written"
         case .storeIsNewer(let path, let unknown):

@@ -184,3 +184,18 @@ enum TwinB {
         init(label: String) { self.label = label }
     }
 }
+
+/// Apple's sample shape: two to-many relationships with one inverse.
+enum SharedInverse {
+    @Model final class Yard {
+        var name: String
+        @Relationship(inverse: \Plant.yard) var leading: [Plant] = []
+        @Relationship(inverse: \Plant.yard) var trailing: [Plant] = []
+        init(name: String) { self.name = name }
+    }
+    @Model final class Plant {
+        var species: String
+        var yard: Yard?
+        init(species: String) { self.species = species }
+    }
+}

@@ -199,3 +199,12 @@ import Testing
         }
     }
 }
+
+@Suite struct SharedInverseTests {
+    /// Both arrays held the union after a save: now the container refuses the shape, saying why.
+    @Test func twoToManyRelationshipsWithOneInverseAreRefusedNotMerged() {
+        #expect(throws: ModelError.sharedInverse(model: "Yard", relationships: ["leading", "trailing"], inverse: "Plant.yard")) {
+            try ModelContainer(for: SharedInverse.Yard.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        }
+    }
+}
