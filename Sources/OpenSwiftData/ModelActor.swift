@@ -51,6 +51,21 @@ extension ModelActor {
 }
 
 extension ModelContext {
+    /// SwiftData's form: the model with this identifier, from this context or the store, as
+    /// `any PersistentModel` (`context.model(for: id) as? Trip`). As in SwiftData, a model whose row
+    /// is gone comes back as a placeholder whose properties cannot be read; `model(for:as:)` and
+    /// the `[id, as:]` subscript say nil instead.
+    public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        guard let entity = schema.entity(named: persistentModelID.entityName) else {
+            preconditionFailure("OpenSwiftData: \(persistentModelID.entityName) is not in this context's schema")
+        }
+        func find<T: PersistentModel>(_ type: T.Type) -> any PersistentModel {
+            if let found = (try? model(for: persistentModelID, as: T.self)) ?? nil { return found }
+            return T(backingData: _BackingData._make(for: T.self, count: entity.properties.count))
+        }
+        return _openExistential(entity.type, do: find)
+    }
+
     /// The model with this identifier, from this context or the store (nil if there is none).
     public subscript<T: PersistentModel>(id: PersistentIdentifier, as as: T.Type) -> T? {
         try? model(for: id, as: T.self)

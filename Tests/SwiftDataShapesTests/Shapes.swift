@@ -184,3 +184,18 @@ import Testing
         #expect(context[ids[0], as: Trip.self] != nil)
     }
 }
+
+@Suite struct ModelForIdentifierTests {
+    @Test func modelForAnIdentifierAsSwiftDataSpellsIt() throws {
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let writer = ModelContext(container)
+        let trip = Trip(name: "Lisbon", start: .now)
+        writer.insert(trip)
+        try writer.save()
+        let reader = ModelContext(container)
+        let found = reader.model(for: trip.persistentModelID) as? Trip
+        #expect(found?.name == "Lisbon" && found !== trip)
+        let registered: Trip? = reader.registeredModel(for: trip.persistentModelID)
+        #expect(registered === found)
+    }
+}
