@@ -79,8 +79,9 @@ extension Library {
         while let current = pending {
             let prepared = current.wait()
             pending = nextBatch()
-            // Another process may be importing into the same memory: what it stored since counts as known.
-            if let memory, !options.dryRun { known.formUnion(try storedDigests(of: memory)) }
+            // What the memory holds now, committed (another process may be importing into it too).
+            let stored = try memory.map { options.dryRun ? [] : try storedDigests(of: $0) } ?? []
+            known.formUnion(stored)
             var inserted: [String: String] = [:]  // SHA-256 → path, to name what a save repaired
             let repairedBefore = container.repairedBlobs.count
             for item in prepared {
@@ -94,9 +95,10 @@ extension Library {
                 case .image(let photo):
                     guard known.insert(photo.sha256).inserted else {
                         report.duplicates += 1
-                        // Already in the memory: the import still proves its stored copy whole (a
-                        // duplicate costs one re-hash) and repairs it from these bytes if it is not.
-                        if memory != nil, !options.dryRun, let digest = BlobDigest(hex: photo.sha256),
+                        // Already committed to the memory: the import still proves its stored copy
+                        // whole (a duplicate costs one re-hash) and repairs it from these bytes if it
+                        // is not. A repeat within this batch is not stored yet: nothing to check.
+                        if stored.contains(photo.sha256), let digest = BlobDigest(hex: photo.sha256),
                            try blobs.ensure(digest, from: photo.data) != .intact {
                             report.repaired.append(photo.path)
                         }

@@ -191,6 +191,14 @@ import Testing
 
     // MARK: 7. A damaged stored copy and the import that would have trusted it
 
+    @Test func aPhotoTwiceInOneImportIsADuplicateNotARepair() throws {
+        // Fixtures/photos holds IMG_0001.jpg twice (Paris/copy of IMG_0001.jpg), in one batch.
+        let box = Sandbox()
+        let report = try box.run("import", fixturePhotos.path, "--title", "All", "--json").json(ImportJSON.self)
+        #expect(report.imported == 6 && report.duplicates == 1)
+        #expect(report.repaired.isEmpty, "a copy not yet saved was taken for a damaged stored one")
+    }
+
     @Test func importingADamagedPhotoAgainRepairsItsStoredCopy() throws {
         let (box, _) = try seeded()
         let store = try blobStore(box)
