@@ -8,8 +8,6 @@ extension BlobStore {
     public struct TrashSummary: Equatable, Sendable, Codable {
         public var count = 0
         public var bytes: Int64 = 0
-        /// The time of the oldest removal, nil when empty.
-        public var oldest: Date?
     }
 
     /// Moves a blob into the trash (after the rows referencing it were deleted and committed).
@@ -58,8 +56,6 @@ extension BlobStore {
             guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
             summary.count += 1
             summary.bytes += Int64(info.st_size)
-            let removed = Date(timeIntervalSince1970: mtime(info))
-            summary.oldest = min(summary.oldest ?? removed, removed)
         }
         return summary
     }

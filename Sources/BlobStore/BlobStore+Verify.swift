@@ -46,7 +46,7 @@ extension BlobStore {
                        progress: ((Int, Int64) -> Void)? = nil) throws -> VerifyReport {
         var report = VerifyReport()
         var present = Set<BlobDigest>()
-        var paths: [(BlobDigest, String)] = []
+        var listed: [BlobDigest] = []
         var wanted: Set<BlobDigest>?
         do {
             let lock = isReadOnly ? nil : try FileLock(path: lockPath, mode: .shared)
@@ -60,12 +60,12 @@ extension BlobStore {
                         return
                     }
                     present.insert(digest)
-                    paths.append((digest, path))
+                    listed.append(digest)
                 }
             }
             report.trash = try trashSummary()
         }
-        for (digest, _) in paths {
+        for digest in listed {
             if let only, !only.contains(digest) { continue }
             var size: Int64 = 0
             do {

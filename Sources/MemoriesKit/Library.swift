@@ -21,9 +21,6 @@ public final class Library {
         return URL(fileURLWithPath: home).appendingPathComponent(".local/share/memories")
     }
 
-    /// Whether the library was opened for reading only (`list`, `show`, `export`, `verify`).
-    public let isReadOnly: Bool
-
     /// Opens the library. A writing open creates it on first use; a read-only one creates, migrates
     /// and writes nothing (and works on a folder that cannot be written), and a library that does
     /// not exist is an error.
@@ -33,7 +30,6 @@ public final class Library {
     /// could conclude that the photos are unused.
     public init(directory: URL, readOnly: Bool = false) throws {
         self.directory = directory
-        isReadOnly = readOnly
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory)
         if exists, !isDirectory.boolValue { throw LibraryError.notADirectory(directory.path) }

@@ -8,8 +8,14 @@ import Foundation
 /// not declare (a newer version's, a removed property's: automatic migration keeps them) may hold
 /// digests too; any 64-character text in them counts, so a blob that only they reference is kept.
 struct BlobReferences {
-    let schema: Schema
     let connection: Connection
+    /// Every column that may hold a digest, listed once from the store's own description.
+    let sources: [Source]
+
+    init(schema: Schema, connection: Connection) throws {
+        self.connection = connection
+        sources = try Self.sources(schema: schema, connection: connection)
+    }
 
     /// A column to read: its table and column (quoted), and whether the schema declares it as external storage.
     struct Source {
@@ -18,8 +24,7 @@ struct BlobReferences {
         var declared: (entity: String, property: String)?
     }
 
-    /// Every column that may hold a digest.
-    func sources() throws -> [Source] {
+    static func sources(schema: Schema, connection: Connection) throws -> [Source] {
         var sources: [Source] = []
         let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_osd%' ESCAPE '\\'")
             .compactMap { row -> String? in if case .text(let name) = row[0] { return name } else { return nil } }
@@ -42,7 +47,7 @@ struct BlobReferences {
     /// Every referenced digest, each table read row by row (`NOT INDEXED`).
     func all() throws -> Set<BlobDigest> {
         var result = Set<BlobDigest>()
-        for source in try sources() {
+        for source in sources {
             if let (entity, property) = source.declared {
                 for row in try connection.rows("SELECT \(source.column) FROM \(source.table) NOT INDEXED WHERE \(source.column) IS NOT NULL") {
                     guard case .text(let hex) = row[0], let digest = BlobDigest(hex: hex) else {
@@ -64,7 +69,7 @@ struct BlobReferences {
     /// blob wrongly judged unused goes to the trash, and garbage collection, which reads the
     /// tables themselves, takes it back).
     func contains(_ digest: BlobDigest) throws -> Bool {
-        for source in try sources() {
+        for source in sources {
             let statement = try connection.statement("SELECT 1 FROM \(source.table) WHERE \(source.column) = ? LIMIT 1")
             try statement.bind([.text(digest.hex)])
             let found = try statement.step()

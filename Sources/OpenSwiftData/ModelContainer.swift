@@ -142,13 +142,19 @@ public final class ModelContainer: @unchecked Sendable {
     /// a damaged index would answer with a wrong set and no error). Columns and tables this schema
     /// does not declare (a newer version's, or a removed property's) count too: every 64-hex-digit
     /// text in them is taken as a reference.
-    public func referencedBlobDigests() throws -> Set<BlobDigest> {
+    public func referencedBlobDigests() throws -> Set<BlobDigest> { try references(checkingIntegrity: true) }
+
+    /// The referenced digests, after the identity check and, when asked (before removing
+    /// anything), SQLite's full integrity check. Verification reports integrity on its own.
+    func references(checkingIntegrity: Bool) throws -> Set<BlobDigest> {
         let connection = try openConnection()
         try checkIdentityNow(connection)
-        let integrity = try connection.rows("PRAGMA integrity_check").compactMap { row -> String? in
-            if case .text(let text) = row[0] { return text } else { return nil }
+        if checkingIntegrity {
+            let integrity = try connection.rows("PRAGMA integrity_check").compactMap { row -> String? in
+                if case .text(let text) = row[0] { return text } else { return nil }
+            }
+            guard integrity == ["ok"] else { throw ModelError.storeDamaged(path: storePath, details: integrity.prefix(5).joined(separator: "; ")) }
         }
-        guard integrity == ["ok"] else { throw ModelError.storeDamaged(path: storePath, details: integrity.prefix(5).joined(separator: "; ")) }
         return try BlobReferences(schema: schema, connection: connection).all()
     }
 
@@ -180,11 +186,7 @@ public final class ModelContainer: @unchecked Sendable {
     /// Re-hashes every blob and checks that every referenced one is present and intact.
     public func verifyExternalStorage(progress: ((Int, Int64) -> Void)? = nil) throws -> BlobStore.VerifyReport {
         guard let blobs = blobStore else { return BlobStore.VerifyReport() }
-        return try blobs.verify(expected: { () throws -> Set<BlobDigest> in
-            let connection = try self.openConnection()
-            try self.checkIdentityNow(connection)
-            return try BlobReferences(schema: self.schema, connection: connection).all()
-        }, progress: progress)
+        return try blobs.verify(expected: { try self.references(checkingIntegrity: false) }, progress: progress)
     }
 
     /// Stored blobs that saves found damaged and rewrote from the same bytes, since the container opened.

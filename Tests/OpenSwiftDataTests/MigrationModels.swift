@@ -199,3 +199,28 @@ enum SharedInverse {
         init(species: String) { self.species = species }
     }
 }
+
+/// A property removed between two versions of a migration plan: the stage may drop its column.
+enum NoteV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Note.self] }
+    @Model final class Note {
+        var title: String
+        var draft: String = ""
+        init(title: String) { self.title = title }
+    }
+}
+
+enum NoteV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Note.self] }
+    @Model final class Note {
+        var title: String
+        init(title: String) { self.title = title }
+    }
+}
+
+enum NotePlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [NoteV1.self, NoteV2.self] }
+    static var stages: [MigrationStage] { [.lightweight(fromVersion: NoteV1.self, toVersion: NoteV2.self)] }
+}

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import OpenSwiftData
+@testable import OpenSwiftData
 
 @Suite struct MigrationTests {
     func backups(in dir: TemporaryDirectory) -> [String] {
@@ -106,4 +106,26 @@ import OpenSwiftData
         #expect(try SQLiteProbe(dir.store()).scalar("SELECT value FROM _osd_metadata WHERE key = 'schemaVersion'") == "2.0.0")
         #expect(try SQLiteProbe(dir.store()).scalar("SELECT typeof(amount) FROM Price") == "text")
     }
+
+    /// A stage drops what its earlier version declared, and only that: a column no version of
+    /// the plan declared (another app's, a newer version's) stays with its values.
+    @Test func aStageDropsOnlyColumnsItsEarlierVersionDeclared() throws {
+        let dir = TemporaryDirectory()
+        do {
+            let c = try ModelContainer(for: Schema(versionedSchema: NoteV1.self), migrationPlan: NotePlan.self,
+                                       configurations: ModelConfiguration(url: dir.store()))
+            let note = NoteV1.Note(title: "a")
+            note.draft = "unsaved words"
+            c.mainContext.insert(note)
+            try c.mainContext.save()
+            try c.anchorConnection.execute("ALTER TABLE Note ADD COLUMN later TEXT; UPDATE Note SET later = 'kept'")
+        }
+        let c = try ModelContainer(for: Schema(versionedSchema: NoteV2.self), migrationPlan: NotePlan.self,
+                                   configurations: ModelConfiguration(url: dir.store()))
+        #expect(try c.mainContext.fetch(FetchDescriptor<NoteV2.Note>()).map(\.title) == ["a"])
+        let probe = SQLiteProbe(dir.store())
+        #expect(try probe.rows("SELECT name FROM pragma_table_info('Note')").map { $0[0] } == ["_pk", "title", "later"])
+        #expect(try probe.scalar("SELECT later FROM Note") == "kept")
+    }
 }
+

@@ -32,7 +32,7 @@ extension ModelContext {
         finishSave()
         writer?.finish()
         if let external = container.external, !released.isEmpty, !skipsBlobRemovalForTesting {
-            external.removeUnreferenced(released) { try isReferenced($0) }
+            external.removeUnreferenced(released, isReferenced: referenceCheck())
         }
     }
 
@@ -66,9 +66,14 @@ extension ModelContext {
         return released
     }
 
-    /// Whether any row of any model references the blob.
-    func isReferenced(_ digest: BlobDigest) throws -> Bool {
-        try BlobReferences(schema: schema, connection: connection).contains(digest)
+    /// Whether any row of any model references a blob. The store's columns are listed on the
+    /// first call (under the blob store's lock), not once per released blob.
+    func referenceCheck() -> (BlobDigest) throws -> Bool {
+        var references: BlobReferences?
+        return { digest in
+            if references == nil { references = try BlobReferences(schema: self.schema, connection: self.connection) }
+            return try references!.contains(digest)
+        }
     }
 
     /// Issues the SQL for every pending change; returns the primary keys given to inserted models.

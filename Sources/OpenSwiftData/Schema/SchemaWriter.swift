@@ -8,7 +8,7 @@ import Foundation
 /// A column or table the models do not declare is never dropped automatically: it may be a
 /// property this version removed, or one a newer version of the app added (a downgrade), and the
 /// store cannot always tell which. Its values stay; rows inserted by this version leave it NULL.
-/// Only a custom stage of a `SchemaMigrationPlan`, which names the version it migrates from,
+/// Only a stage of a `SchemaMigrationPlan` (lightweight or custom), which names the version it migrates from,
 /// drops the columns of properties that version declared and the next one does not.
 ///
 /// The whole plan is made first, from the store's own description of itself; if any change needs a

@@ -41,7 +41,9 @@ struct StoreRecord {
 
     /// Writes an identity if the store has none; returns the identity it has.
     func ensureIdentifier() throws -> String {
-        try connection.transaction {
+        // The common case reads only: no write lock is taken on every open.
+        if let existing = try identifier() { return existing }
+        return try connection.transaction {
             if let existing = try identifier() { return existing }
             let id = UUID().uuidString.lowercased()
             try setValue(id, for: "storeIdentifier")
@@ -61,6 +63,10 @@ struct StoreRecord {
     /// Appends `description` the first time it writes to the store (the order is the order in
     /// which schemas first appeared, which is what tells an older schema from a newer one).
     func record(_ description: SchemaDescription) throws {
+        if try hasTable(Self.schemasTable),
+           try !connection.rows("SELECT 1 FROM \(Self.schemasTable) WHERE fingerprint = ?", [.text(description.fingerprint)]).isEmpty {
+            return  // already recorded: nothing to write on an ordinary open
+        }
         try create()
         try connection.statement("INSERT OR IGNORE INTO \(Self.schemasTable) (fingerprint, description, recordedAt) VALUES (?, ?, ?)")
             .run([.text(description.fingerprint), .text(description.json), .real(Date().timeIntervalSince1970)])
