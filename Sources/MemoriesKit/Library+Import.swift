@@ -18,7 +18,8 @@ public struct ImportOptions {
     public var limits = ImageLimits.default
     /// A photo larger than this is rejected with its size, unread (files that are not photos are
     /// skipped whatever their size, after reading their first bytes).
-    public var maxFileSize: Int64 = 512 << 20
+    public var maxFileSize: Int64 = ImportOptions.defaultMaxFileSize
+    public static let defaultMaxFileSize: Int64 = 512 << 20
 
     public init() {}
 }

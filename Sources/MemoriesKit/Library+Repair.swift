@@ -27,7 +27,7 @@ extension Library {
     /// Finds every damaged or missing stored file (as `verify` does), then reads the files under
     /// `paths` and rewrites each damaged original from a file whose SHA-256 matches it. Reports
     /// what it restored and what it could not.
-    public func repair(from paths: [String], maxFileSize: Int64 = 512 << 20, progress: ((Int, Int) -> Void)? = nil) throws -> RepairReport {
+    public func repair(from paths: [String], maxFileSize: Int64 = ImportOptions.defaultMaxFileSize, progress: ((Int, Int) -> Void)? = nil) throws -> RepairReport {
         let check = try container.verifyExternalStorage()
         var damaged: [BlobDigest: String] = [:]
         for digest in check.missing { damaged[digest] = "missing" }
