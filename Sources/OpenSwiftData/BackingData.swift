@@ -153,6 +153,15 @@ public final class _BackingData {
         values[index] = value
     }
 
+    /// The value a fetched row holds for a `let` property without an initial value (read by the
+    /// `init(backingData:)` that `@Model` generates).
+    public func _constantValue<T>(at index: Int) -> T {
+        guard index < values.count, let value = values[index] else {
+            fatalError("OpenSwiftData: constant \(index) of a model was built without a value")
+        }
+        return value as! T
+    }
+
     public func _getValue<T>(at index: Int) -> T {
         if unloaded.contains(index) { loadDetachedOrFromContext(index) }
         guard index < values.count, let value = values[index] else {

@@ -3,7 +3,8 @@ import SwiftDiagnostics
 /// Every compile-time error the model macros report.
 enum ModelDiagnostic: DiagnosticMessage {
     case notAClass(String)
-    case letProperty(String)
+    case constantRelationship(String)
+    case constantExternalStorage(String)
     case multipleBindings
     case lazyProperty(String)
     case observers(String)
@@ -15,8 +16,10 @@ enum ModelDiagnostic: DiagnosticMessage {
         switch self {
         case .notAClass(let kind):
             return "@Model can only be applied to a class, not to a \(kind)"
-        case .letProperty(let name):
-            return "@Model property '\(name)' must be declared with 'var': persisted properties are read and written through the model context"
+        case .constantRelationship(let name):
+            return "@Model relationship '\(name)' must be declared with 'var': its inverse is kept up to date by assigning it"
+        case .constantExternalStorage(let name):
+            return "@Model property '\(name)' with external storage must be declared with 'var': its value is loaded on first read"
         case .multipleBindings:
             return "@Model needs one property per 'var' declaration"
         case .lazyProperty(let name):
@@ -36,7 +39,8 @@ enum ModelDiagnostic: DiagnosticMessage {
         let id: String
         switch self {
         case .notAClass: id = "notAClass"
-        case .letProperty: id = "letProperty"
+        case .constantRelationship: id = "constantRelationship"
+        case .constantExternalStorage: id = "constantExternalStorage"
         case .multipleBindings: id = "multipleBindings"
         case .lazyProperty: id = "lazyProperty"
         case .observers: id = "observers"

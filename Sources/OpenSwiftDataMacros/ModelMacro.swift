@@ -28,7 +28,13 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 
         let access = scan.isPublic ? "public " : ""
         let entries = scan.persisted.map { metadataEntry($0, className: scan.className) }
-        let peerInits = scan.persisted.map { "self._\($0.name) = OpenSwiftData._PersistedNoValue()" }
+        // A `let` without an initial value is set from the fetched row here; one with an initial
+        // value is set back by the context once the model is built (see `Schema.ConstantField`).
+        let peerInits = scan.persisted.compactMap { property -> String? in
+            if !property.isConstant { return "self._\(property.name) = OpenSwiftData._PersistedNoValue()" }
+            if property.defaultValue == nil { return "self.\(property.name) = backingData._constantValue(at: \(property.index))" }
+            return nil
+        }
         // A generated deinit takes the model out of its context's registry as it dies; a class
         // with a deinit of its own keeps it, and is then registered weakly.
         let hasOwnDeinit = classDecl.memberBlock.members.contains { $0.decl.is(DeinitializerDeclSyntax.self) }
@@ -56,7 +62,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     }
 
     static func metadataEntry(_ property: ScannedProperty, className: String) -> String {
-        var arguments = ["name: \"\(property.name)\"", "keyPath: \\\(className).\(property.name)"]
+        let keyPathLabel = property.isConstant ? "constant" : "keyPath"
+        var arguments = ["name: \"\(property.name)\"", "\(keyPathLabel): \\\(className).\(property.name)"]
         if let value = property.defaultValue {
             arguments.append("defaultValue: { \(value.trimmedDescription) }")
         }
@@ -100,7 +107,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         guard scan.diagnostics.isEmpty,
               let name = variable.bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
               let property = scan.persisted.first(where: { $0.name == name }),
-              property.index >= 0 else { return [] }
+              property.index >= 0, !property.isConstant else { return [] }
         return ["@OpenSwiftData._PersistedProperty(index: \(raw: property.index))"]
     }
 

@@ -10,6 +10,9 @@ struct ScannedProperty {
     var attribute: AttributeSyntax?
     var relationship: AttributeSyntax?
     var isTransient: Bool
+    /// Declared with `let`: a stored constant, written once when inserted and set back from the row
+    /// when fetched; it keeps its own storage (no accessors can be attached to a `let`).
+    var isConstant: Bool = false
     /// Position among persisted properties, the index into the backing data.
     var index: Int = -1
 }
@@ -63,7 +66,8 @@ struct ModelScan {
             defaultValue: binding.initializer?.value,
             attribute: attribute("Attribute"),
             relationship: attribute("Relationship"),
-            isTransient: attribute("Transient") != nil
+            isTransient: attribute("Transient") != nil,
+            isConstant: decl.bindingSpecifier.tokenKind == .keyword(.let)
         )
     }
 
@@ -76,11 +80,14 @@ struct ModelScan {
             }
             return found
         }
-        if decl.bindingSpecifier.tokenKind == .keyword(.let) {
-            let fix = FixIt(message: ModelFixIt.replaceLetWithVar,
-                            changes: [.replace(oldNode: Syntax(decl.bindingSpecifier),
-                                               newNode: Syntax(TokenSyntax.keyword(.var, trailingTrivia: .space)))])
-            found.append(Diagnostic(node: decl.bindingSpecifier, message: ModelDiagnostic.letProperty(property.name), fixIts: [fix]))
+        if property.isConstant, let relationship = property.relationship {
+            found.append(Diagnostic(node: relationship, message: ModelDiagnostic.constantRelationship(property.name),
+                                    fixIts: [replaceLetWithVar(decl)]))
+        }
+        if property.isConstant, let attribute = property.attribute,
+           attribute.arguments?.trimmedDescription.contains("externalStorage") == true {
+            found.append(Diagnostic(node: attribute, message: ModelDiagnostic.constantExternalStorage(property.name),
+                                    fixIts: [replaceLetWithVar(decl)]))
         }
         if decl.bindings.count > 1 {
             found.append(Diagnostic(node: decl, message: ModelDiagnostic.multipleBindings))
@@ -101,6 +108,11 @@ struct ModelScan {
         }
         // `var name = ""`: the type is the initial value's; the metadata takes it from the key path.
         return found
+    }
+
+    func replaceLetWithVar(_ decl: VariableDeclSyntax) -> FixIt {
+        FixIt(message: ModelFixIt.replaceLetWithVar,
+              changes: [.replace(oldNode: Syntax(decl.bindingSpecifier), newNode: Syntax(TokenSyntax.keyword(.var, trailingTrivia: .space)))])
     }
 
     /// Why a written type can never be persisted, or nil when it may be (the runtime checks the rest).

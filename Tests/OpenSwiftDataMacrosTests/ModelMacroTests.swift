@@ -77,11 +77,37 @@ func expand(_ source: String) -> (text: String, diagnostics: [Diagnostic]) {
         #expect(diagnostic.fixIts.first?.message.message == "Declare it as a 'final class'")
     }
 
-    @Test func letPropertyIsAnErrorWithFixIt() throws {
-        let (_, diagnostics) = expand("@Model final class A { let name: String = \"\" }")
-        let diagnostic = try #require(diagnostics.first)
-        #expect(diagnostic.message.hasPrefix("@Model property 'name' must be declared with 'var'"))
-        #expect(diagnostic.fixIts.first?.message.message == "Replace 'let' with 'var'")
+    @Test func letPropertiesArePersistedWithoutAccessors() {
+        let (text, diagnostics) = expand("""
+        @Model final class Note {
+            let id = UUID()
+            let created: Date
+            var text: String
+            init(created: Date, text: String) { self.created = created; self.text = text }
+        }
+        """)
+        #expect(diagnostics.isEmpty)
+        #expect(text.contains(#"OpenSwiftData.Schema.PropertyMetadata(name: "id", constant: \Note.id, defaultValue: {"#))
+        #expect(text.contains(#"OpenSwiftData.Schema.PropertyMetadata(name: "created", constant: \Note.created)"#))
+        // No accessor is attached to a `let`; the one without an initial value is set from the row.
+        #expect(!text.contains("_PersistedProperty(index: 0)") && !text.contains("_PersistedProperty(index: 1)"))
+        #expect(text.contains("@OpenSwiftData._PersistedProperty(index: 2)"))
+        #expect(text.contains("self.created = backingData._constantValue(at: 1)"))
+        #expect(!text.contains("self.id ="))
+    }
+
+    @Test func letRelationshipsAndExternalStorageAreErrorsWithFixIt() throws {
+        let (_, diagnostics) = expand("""
+        @Model final class A {
+            @Relationship(deleteRule: .cascade) let items: [Item] = []
+            @Attribute(.externalStorage) let photo: Data
+        }
+        """)
+        #expect(diagnostics.map(\.message) == [
+            "@Model relationship 'items' must be declared with 'var': its inverse is kept up to date by assigning it",
+            "@Model property 'photo' with external storage must be declared with 'var': its value is loaded on first read",
+        ])
+        #expect(diagnostics.allSatisfy { $0.fixIts.first?.message.message == "Replace 'let' with 'var'" })
     }
 
     @Test func unsupportedTypesAreErrors() {

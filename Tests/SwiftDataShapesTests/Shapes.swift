@@ -199,3 +199,43 @@ import Testing
         #expect(registered === found)
     }
 }
+
+/// `let` properties, as real apps declare them: with and without an initial value.
+@Model final class Entry {
+    let id = UUID()
+    let createdAt: Date
+    let tag: String?
+    var text: String
+    init(text: String, createdAt: Date, tag: String? = nil) {
+        self.text = text
+        self.createdAt = createdAt
+        self.tag = tag
+    }
+}
+
+@Suite struct ConstantPropertyTests {
+    @Test func letPropertiesAreStoredOnceAndReadBackNotRemade() throws {
+        let url = URL.temporaryDirectory.appending(path: "shapes-\(UUID().uuidString)/store.sqlite")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let created = Date(timeIntervalSince1970: 1_700_000_000)
+        var savedID: UUID
+        do {
+            let container = try ModelContainer(for: Entry.self, configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            let entry = Entry(text: "first", createdAt: created, tag: "a")
+            context.insert(entry)
+            try context.save()
+            savedID = entry.id
+            entry.text = "edited"
+            try context.save()
+        }
+        let container = try ModelContainer(for: Entry.self, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        let found = try context.fetch(FetchDescriptor<Entry>(predicate: #Predicate { $0.id == savedID }))
+        #expect(found.count == 1)
+        #expect(found.first?.id == savedID && found.first?.createdAt == created && found.first?.tag == "a")
+        #expect(found.first?.text == "edited")
+        let byDate = try context.fetch(FetchDescriptor<Entry>(predicate: #Predicate { $0.createdAt == created }, sortBy: [SortDescriptor(\.createdAt)]))
+        #expect(byDate.map(\.id) == [savedID])
+    }
+}

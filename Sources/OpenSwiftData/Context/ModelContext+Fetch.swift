@@ -198,6 +198,10 @@ extension ModelContext {
             backing.external = container.external
         }
         let model = _BackingData.makeModel(T.self, around: backing)
+        // `init(backingData:)` gave each `let` with an initial value a fresh one; the row's goes back.
+        for (property, offset) in entity.constantFields {
+            property.metadata.assignConstant!(model, offset, backing.values[property.index]!)
+        }
         backing.owner = model
         register(model, backing: backing, in: rows, primaryKey: key.primaryKey)
         return model

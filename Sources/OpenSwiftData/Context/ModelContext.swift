@@ -148,6 +148,8 @@ public final class ModelContext {
         let entity = EntityCache.entity(for: T.self)
         backing.entity = entity
         backing.ensureSlot(entity.properties.count - 1)
+        // A `let` lives in the model's own field: what it holds now is what gets stored.
+        for property in entity.constants { backing.values[property.index] = model[keyPath: property.keyPath] }
         for property in entity.properties where backing.values[property.index] == nil {
             if let makeDefault = property.metadata.defaultValue {
                 backing.values[property.index] = makeDefault()

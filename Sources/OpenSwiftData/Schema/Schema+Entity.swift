@@ -28,6 +28,12 @@ extension Schema {
         let externals: [Property]
         /// Whether any property is a to-many relationship.
         let hasToMany: Bool
+        /// The `let` properties: copied from the model into its backing data when it is inserted.
+        let constants: [Property]
+        /// The `let` properties with an initial value, whose fields a fetch sets back to the row's
+        /// values (the field's byte offset in the object). A constant whose field could not be
+        /// found has no entry; `Schema.validate` refuses such an entity.
+        let constantFields: [(property: Property, offset: Int)]
         /// How to read a fetched row: one step per property, in property order.
         let readPlan: [ReadStep]
         /// `t0."_pk", t0."col", …`: the columns a fetch reads, in `columns` order.
@@ -57,6 +63,12 @@ extension Schema {
             relationships = properties.filter(\.isRelationship)
             externals = properties.filter { $0.isExternalStorage && $0.codec != nil }
             hasToMany = properties.contains { if case .toMany = $0.kind { return true } else { return false } }
+            constants = properties.filter(\.metadata.isConstant)
+            let offsets = constants.contains { $0.metadata.defaultValue != nil } ? ConstantField.offsets(of: type) : nil
+            constantFields = constants.compactMap { property in
+                guard property.metadata.defaultValue != nil, let offset = offsets?[property.name] else { return nil }
+                return (property, offset)
+            }
             readPlan = properties.map { ReadStep($0) }
             selectList = (["t0.\"_pk\""] + columns.map { "t0.\($0.column)" }).joined(separator: ", ")
             writePlan = columns.map { WriteStep($0) }

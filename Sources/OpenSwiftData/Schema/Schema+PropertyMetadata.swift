@@ -8,6 +8,9 @@ extension Schema {
         public let defaultValue: (() -> Any)?
         public let attribute: Attribute?
         public let relationship: Relationship?
+        /// Set for a `let` property: stores a value into the model's own field at a byte offset.
+        let assignConstant: ((AnyObject, Int, Any) -> Void)?
+        var isConstant: Bool { assignConstant != nil }
 
         public init<Model, Value>(
             name: String,
@@ -23,6 +26,29 @@ extension Schema {
             self.defaultValue = defaultValue.map { make in { make() as Any } }
             self.attribute = attribute
             self.relationship = relationship
+            self.assignConstant = nil
+        }
+
+        /// A `let` property: persisted like a `var`, but kept in the model's own storage.
+        public init<Model: AnyObject, Value>(
+            name: String,
+            constant keyPath: KeyPath<Model, Value>,
+            defaultValue: (() -> Value)? = nil,
+            attribute: Attribute? = nil,
+            relationship: Relationship? = nil
+        ) {
+            self.name = name
+            self.keyPath = keyPath
+            self.valueType = Value.self
+            self.makeCodec = { ValueCodec.make(Value.self) }
+            self.defaultValue = defaultValue.map { make in { make() as Any } }
+            self.attribute = attribute
+            self.relationship = relationship
+            self.assignConstant = { object, offset, value in
+                // The field is initialized (the model's init ran), so assignment releases the old value.
+                (UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset)
+                    .assumingMemoryBound(to: Value.self).pointee = value as! Value
+            }
         }
     }
 }

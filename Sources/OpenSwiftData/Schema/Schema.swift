@@ -70,6 +70,16 @@ public final class Schema: @unchecked Sendable {
                 if case .unsupported(let type) = property.kind {
                     throw ModelError.unsupportedType(model: entity.name, property: property.name, type: type)
                 }
+                if property.metadata.isConstant {
+                    if property.isRelationship || property.isExternalStorage {
+                        throw ModelError.unsupportedType(model: entity.name, property: property.name,
+                                                         type: "\(property.metadata.valueType) declared with 'let' (relationships and external storage must be 'var')")
+                    }
+                    if property.metadata.defaultValue != nil && !entity.constantFields.contains(where: { $0.property.index == property.index }) {
+                        throw ModelError.unsupportedType(model: entity.name, property: property.name,
+                                                         type: "\(property.metadata.valueType) declared with 'let' and an initial value, whose storage the runtime could not locate; declare it with 'var'")
+                    }
+                }
                 if property.isExternalStorage && !(property.metadata.valueType == Data.self || property.metadata.valueType == Data?.self) {
                     throw ModelError.unsupportedType(model: entity.name, property: property.name,
                                                      type: "\(property.metadata.valueType) with .externalStorage (only Data and Data? can be stored externally)")
