@@ -10,8 +10,9 @@ import Foundation
 public struct FetchDescriptor<T: PersistentModel> {
     /// Translated to SQL; a predicate that cannot be translated makes the fetch throw.
     public var predicate: Predicate<T>?
-    /// Each descriptor's key path must name a stored property. Strings sort by their UTF-8 bytes,
-    /// Decimals numerically; ties are broken by insertion order.
+    /// Each descriptor's key path must name a stored property. Strings sort as the descriptor's
+    /// comparator says, `.localizedStandard` (Finder order) unless it is `.lexical` (UTF-8 bytes);
+    /// Decimals sort numerically; ties are broken by insertion order.
     public var sortBy: [SortDescriptor<T>]
     public var fetchLimit: Int?
     public var fetchOffset: Int?

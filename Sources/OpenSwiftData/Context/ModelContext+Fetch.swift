@@ -259,7 +259,12 @@ struct SelectQuery {
             guard let keyPath = sort.keyPath, let property = entity.property(for: keyPath), property.codec != nil else {
                 throw PredicateTranslationError.unknownKeyPath(model: entity.name, keyPath: sort.keyPath.map { "\($0)" } ?? "a comparator without key path")
             }
-            orderBy.append("t0.\(property.column) \(sort.order == .forward ? "ASC" : "DESC")")
+            // Strings sort as SwiftData sorts them: `SortDescriptor(\.name)` means `.localizedStandard`
+            // there (Foundation on Linux leaves its comparator nil); `.lexical` is SQLite's byte order.
+            let isString = property.metadata.valueType == String.self || property.metadata.valueType == String?.self
+            let collation = isString ? (sort.stringComparator?.collation ?? .standard) : .binary
+            let collate = collation.name.map { " COLLATE \($0)" } ?? ""
+            orderBy.append("t0.\(property.column)\(collate) \(sort.order == .forward ? "ASC" : "DESC")")
         }
         limit = descriptor.fetchLimit
         offset = descriptor.fetchOffset

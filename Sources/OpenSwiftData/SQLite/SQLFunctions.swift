@@ -5,6 +5,8 @@ import Foundation
 ///
 /// - `DECIMAL` collation: compares TEXT columns holding `Decimal` values numerically and
 ///   exactly, so `ORDER BY amount` and `amount > ?` are right for Decimal properties.
+/// - `osd_standard` and `osd_localized` collations: how `SortDescriptor`'s `.localizedStandard`
+///   and `.localized` order strings (see `StringCollation`).
 /// - `osd_fold(text)`: case- and diacritic-folded text, for `localizedStandardContains`.
 enum SQLFunctions {
     static func register(on db: OpaquePointer) throws {
@@ -13,6 +15,15 @@ enum SQLFunctions {
             return a < b ? -1 : (a > b ? 1 : 0)
         }, nil)
         guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "cannot register DECIMAL collation", sql: nil) }
+        for collation in [StringCollation.standard, .localized] {
+            let context = Unmanaged.passRetained(CollationBox(collation)).toOpaque()
+            rc = sqlite3_create_collation_v2(db, collation.name!, SQLITE_UTF8, context, { context, n1, p1, n2, p2 in
+                let collation = Unmanaged<CollationBox>.fromOpaque(context!).takeUnretainedValue().collation
+                return collation.compare(UnsafeBufferPointer(start: p1?.assumingMemoryBound(to: UInt8.self), count: Int(n1)),
+                                         UnsafeBufferPointer(start: p2?.assumingMemoryBound(to: UInt8.self), count: Int(n2)))
+            }, { context in Unmanaged<CollationBox>.fromOpaque(context!).release() })
+            guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "cannot register \(collation.name!) collation", sql: nil) }
+        }
         rc = sqlite3_create_function_v2(db, "osd_fold", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { ctx, argc, argv in
             guard let argv, let arg = argv[0], sqlite3_value_type(arg) != SQLITE_NULL, let p = sqlite3_value_text(arg) else {
                 sqlite3_result_null(ctx)
@@ -22,6 +33,11 @@ enum SQLFunctions {
             sqlite3_result_text(ctx, SQLFunctions.fold(text), -1, csqlite_transient())
         }, nil, nil, nil)
         guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "cannot register osd_fold", sql: nil) }
+    }
+
+    final class CollationBox {
+        let collation: StringCollation
+        init(_ collation: StringCollation) { self.collation = collation }
     }
 
     /// How `localizedStandardContains` compares: case and diacritics ignored.
