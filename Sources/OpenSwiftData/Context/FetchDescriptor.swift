@@ -18,9 +18,11 @@ public struct FetchDescriptor<T: PersistentModel> {
     public var fetchOffset: Int?
     /// Whether unsaved inserts, changes and deletes of the context are taken into account (default true).
     public var includePendingChanges = true
-    /// Accepted for source compatibility: every column is fetched.
+    /// When not empty, only these properties' columns are read; the others of every fetched model
+    /// are read together, in one query, the first time one of them is used.
     public var propertiesToFetch: [PartialKeyPath<T>] = []
-    /// Accepted for source compatibility: to-many relationships load in one query on first access.
+    /// Relationships loaded with the fetch, one query each for all the fetched models (without
+    /// it they load the same way, on first access).
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []
 
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {

@@ -7,9 +7,16 @@ extension ModelContext {
     /// - Throws: `PredicateTranslationError` when the predicate or a sort key has no SQL form.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let entity = try schema.requireEntity(for: T.self)
-        return try withPendingChanges(descriptor.includePendingChanges) {
+        let partial = try descriptor.propertiesToFetch.isEmpty ? nil : PartialRead(descriptor.propertiesToFetch, entity: entity)
+        let prefetch = try descriptor.relationshipKeyPathsForPrefetching.map { keyPath in
+            guard let property = entity.property(for: keyPath), property.isRelationship else {
+                throw PredicateTranslationError.unknownKeyPath(model: entity.name, keyPath: "\(keyPath) (relationshipKeyPathsForPrefetching names relationships)")
+            }
+            return property.index
+        }
+        let result: [T] = try withPendingChanges(descriptor.includePendingChanges) {
             let query = try SelectQuery(descriptor, entity: entity)
-            let statement = try connection.statement(query.sql(columns: entity.selectList))
+            let statement = try connection.statement(query.sql(columns: partial?.selectList ?? entity.selectList))
             try statement.bind(query.bindings)
             var result: [T] = []
             let group = FetchGroup()
@@ -17,10 +24,59 @@ extension ModelContext {
             let fresh = pendingByKey.isEmpty && !registry.contains(entity: ObjectIdentifier(T.self))
             let rows = registry.rows(of: ObjectIdentifier(T.self))
             while try statement.step() {
-                result.append(try materialize(T.self, entity: entity, from: statement, group: group, rows: rows, fresh: fresh))
+                result.append(try materialize(T.self, entity: entity, from: statement, group: group, rows: rows, fresh: fresh,
+                                              plan: partial?.plan ?? entity.readPlan))
             }
             statement.reset()
             return result
+        }
+        // Each relationship to prefetch is loaded now for all the fetched models, one query each.
+        for index in prefetch {
+            if let first = result.first(where: { $0.persistentBackingData.unloaded.contains(index) }) {
+                load(index, of: first.persistentBackingData)
+            }
+        }
+        return result
+    }
+
+    /// Loads the columns a fetch with `propertiesToFetch` left out, for `backing` and the other
+    /// models fetched with it that lack them too, in one query.
+    func loadColumns(of backing: _BackingData, entity: Schema.Entity, index: Int) throws {
+        let owners = [backing] + groupMates(of: backing, entity: entity, unloaded: index).filter { $0.values[index] == nil }
+        let byKey = Dictionary(owners.map { ($0.primaryKey, $0) }, uniquingKeysWith: { a, _ in a })
+        let statement = try connection.statement(owners.count == 1
+            ? "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" = ?"
+            : "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" IN (SELECT value FROM json_each(?))")
+        try statement.bind([owners.count == 1 ? .integer(backing.primaryKey) : .text("[" + owners.map { String($0.primaryKey) }.joined(separator: ",") + "]")])
+        defer { statement.reset() }
+        while try statement.step() {
+            guard let owner = byKey[statement.int64(0)] else { continue }
+            for (position, property) in entity.columns.enumerated()
+            where owner.unloaded.contains(property.index) && owner.values[property.index] == nil {
+                let column = Int32(position + 1)
+                if property.isExternalStorage {
+                    if statement.isText(column), let digest = BlobDigest(hex: statement.text(column)) {
+                        owner.values[property.index] = ExternalFault(digest: digest)
+                        owner.storedDigests[property.index] = digest
+                        owner.external = container.external
+                        continue  // stays unloaded: the blob is read on first access
+                    }
+                    owner.values[property.index] = property.nilValue()
+                } else if case .toOne = property.kind {
+                    if statement.isNull(column) {
+                        owner.values[property.index] = property.nilValue()
+                    } else {
+                        owner.values[property.index] = ToOneFault(primaryKey: statement.int64(column))
+                        continue  // stays unloaded: the related model is loaded on first access
+                    }
+                } else {
+                    guard let value = property.codec!.read(statement, column) else {
+                        throw ModelError.corruptValue(model: entity.name, property: property.name, stored: "\(statement.column(column))")
+                    }
+                    owner.values[property.index] = value
+                }
+                owner.unloaded.remove(property.index)
+            }
         }
     }
 
@@ -137,7 +193,7 @@ extension ModelContext {
     /// `rows` is the registry's table of `T`, looked up once per statement. With `fresh`, the
     /// caller knows that no model of this row is in memory (nor pending).
     func materialize<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, from statement: Statement, group: FetchGroup,
-                                         rows: RowTable, fresh: Bool = false) throws -> T {
+                                         rows: RowTable, fresh: Bool = false, plan: [Schema.Entity.ReadStep]? = nil) throws -> T {
         let key = RegistryKey(entity: ObjectIdentifier(T.self), primaryKey: statement.int64(0))
         group.keys.append(key.primaryKey)
         if !fresh, !pendingByKey.isEmpty, let pending = pendingByKey[key] {
@@ -151,7 +207,7 @@ extension ModelContext {
         rows.prefetch(key.primaryKey)
         var unloaded = IndexSetBits()
         var storedDigests: [Int: BlobDigest] = [:]
-        let plan = entity.readPlan
+        let plan = plan ?? entity.readPlan
         var column: Int32 = 1
         // A column that does not hold a value of its property's type stops the row; the slots
         // filled so far are released.
@@ -185,7 +241,7 @@ extension ModelContext {
                     unloaded.insert(index)
                 }
                 column += 1
-            case .toMany:
+            case .toMany, .notFetched:
                 slot.initialize(to: nil)
                 unloaded.insert(index)
             case .none:
@@ -237,6 +293,27 @@ final class FetchGroup {
 /// A to-one relationship not loaded yet: the related row's primary key.
 struct ToOneFault {
     let primaryKey: Int64
+}
+
+/// What a fetch with `propertiesToFetch` reads: the primary key and the listed columns; every
+/// other column is left unloaded and read for all the fetched models on first access.
+struct PartialRead {
+    let selectList: String
+    let plan: [Schema.Entity.ReadStep]
+
+    init<T: PersistentModel>(_ keyPaths: [PartialKeyPath<T>], entity: Schema.Entity) throws {
+        var wanted = IndexSetBits()
+        for keyPath in keyPaths {
+            guard let property = entity.property(for: keyPath) else {
+                throw PredicateTranslationError.unknownKeyPath(model: entity.name, keyPath: "\(keyPath) (propertiesToFetch)")
+            }
+            wanted.insert(property.index)
+        }
+        selectList = (["t0.\"_pk\""] + entity.columns.filter { wanted.contains($0.index) }.map { "t0.\($0.column)" }).joined(separator: ", ")
+        plan = entity.properties.map { property in
+            property.hasColumn && !wanted.contains(property.index) ? Schema.Entity.ReadStep.notFetched : entity.readPlan[property.index]
+        }
+    }
 }
 
 /// A SELECT over one entity built from a fetch descriptor.

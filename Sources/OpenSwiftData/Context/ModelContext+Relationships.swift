@@ -5,9 +5,22 @@ import Foundation
 extension ModelContext {
     /// Loads a lazily loaded property (a to-one fault or a to-many relationship).
     func load(_ index: Int, of backing: _BackingData) {
-        backing.unloaded.remove(index)
-        guard let entity = backing.entity else { return }
+        guard let entity = backing.entity else {
+            backing.unloaded.remove(index)
+            return
+        }
         let property = entity.properties[index]
+        if property.hasColumn && backing.values[index] == nil && backing.primaryKey > 0 {
+            // A column the fetch left out (`propertiesToFetch`).
+            do {
+                try loadColumns(of: backing, entity: entity, index: index)
+            } catch {
+                loadErrorHandler(error)
+            }
+            if backing.values[index] == nil { backing.values[index] = property.nilValue() ?? property.metadata.defaultValue?() }
+            if !backing.unloaded.contains(index) { return }
+        }
+        backing.unloaded.remove(index)
         do {
             switch property.kind {
             case .attribute where property.isExternalStorage:

@@ -87,10 +87,17 @@ extension Schema {
         final class ReadStep {
             /// `direct`: a non-optional primitive, read straight from its column (the common case,
             /// without the codec's closure); `attribute`: any other value, through the codec.
-            enum Kind { case direct(DirectColumn), attribute, external, toOne, toMany, none }
+            /// `notFetched`: a column a fetch with `propertiesToFetch` leaves out (see `PartialRead`).
+            enum Kind { case direct(DirectColumn), attribute, external, toOne, toMany, notFetched, none }
             let kind: Kind
             let codec: ValueCodec?
             let nilValue: Any?
+            static let notFetched = ReadStep(kind: .notFetched)
+            private init(kind: Kind) {
+                self.kind = kind
+                codec = nil
+                nilValue = nil
+            }
             init(_ property: Property) {
                 codec = property.codec
                 nilValue = property.nilValue()
