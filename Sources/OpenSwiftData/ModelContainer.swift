@@ -25,19 +25,12 @@ public final class ModelContainer: @unchecked Sendable {
     /// replaced, foreign): garbage collection and verification refuse with it.
     public private(set) var identityProblem: ModelError?
 
-    public convenience init(for types: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
-        try self.init(for: Schema(types), configurations: configurations)
+    public convenience init(for types: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+                            configurations: ModelConfiguration...) throws {
+        try self.init(for: Schema(types), migrationPlan: migrationPlan, configurations: configurations)
     }
 
-    public convenience init(for schema: Schema, configurations: ModelConfiguration...) throws {
-        try self.init(for: schema, configurations: configurations)
-    }
-
-    public convenience init(for schema: Schema, configurations: [ModelConfiguration]) throws {
-        try self.init(for: schema, migrationPlan: nil, configurations: configurations)
-    }
-
-    public convenience init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: ModelConfiguration...) throws {
+    public convenience init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: ModelConfiguration...) throws {
         try self.init(for: schema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
@@ -46,7 +39,7 @@ public final class ModelContainer: @unchecked Sendable {
     /// With `allowsSave: false` nothing is created, migrated or written. A store whose own record
     /// shows it was written by a newer version of the app (see `StoreRecord`) is not migrated
     /// either: it can be read, and saving throws `ModelError.storeIsNewer`.
-    public init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: [ModelConfiguration]) throws {
+    public init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [ModelConfiguration]) throws {
         try schema.validate()
         self.schema = schema
         let configuration = configurations.first ?? ModelConfiguration(schema: schema)
@@ -205,8 +198,19 @@ public final class ModelContainer: @unchecked Sendable {
     func openConnection() throws -> Connection { try Connection(path: storePath, readOnly: anchor.isReadOnly) }
     var anchorConnection: Connection { anchor }
 
-    /// Erases every model in the store.
-    public func deleteAllData() throws {
+    /// Erases every model in the store, as SwiftData's `deleteAllData()`: it cannot throw, so a
+    /// failure (a read-only or damaged store) is written to standard error. Use `erase()` to learn of it.
+    public func deleteAllData() {
+        do {
+            try erase()
+        } catch {
+            FileHandle.standardError.write(Data("OpenSwiftData: deleteAllData() failed: \(error.localizedDescription)\n".utf8))
+        }
+    }
+
+    /// Erases every model in the store (one transaction); blobs of external-storage values become
+    /// garbage for `collectGarbage`.
+    public func erase() throws {
         if let writeRefusal { throw writeRefusal }
         try anchor.transaction {
             for entity in schema.entities { try anchor.execute("DELETE FROM \(entity.table)") }

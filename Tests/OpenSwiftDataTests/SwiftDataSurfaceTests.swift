@@ -29,6 +29,32 @@ import Testing
         #expect(throws: (any Error).self) { try late.fetch(FetchDescriptor<IndexedTrip>()) }
     }
 
+    @Test func deleteAllDataEmptiesEveryTableAndEraseReportsWhatFails() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(IndexedTrip.self, at: dir.store())
+        let context = ModelContext(c)
+        context.insert(IndexedTrip(name: "a", start: .now))
+        context.insert(IndexedTrip(name: "b", start: .now))
+        try context.save()
+        c.deleteAllData()  // no `try`, as in SwiftData
+        #expect(try SQLiteProbe(dir.store()).scalar(#"SELECT count(*) FROM "IndexedTrip""#) == "0")
+        let readOnly = try ModelContainer(for: Schema([IndexedTrip.self]), configurations: [ModelConfiguration(url: dir.store(), allowsSave: false)])
+        #expect(throws: ModelError.self) { try readOnly.erase() }
+    }
+
+    @Test func persistentIdentifiersRoundTripThroughCodable() throws {
+        let dir = TemporaryDirectory()
+        let context = ModelContext(try container(IndexedTrip.self, at: dir.store()))
+        let trip = IndexedTrip(name: "a", start: .now)
+        context.insert(trip)
+        try context.save()
+        let data = try JSONEncoder().encode([trip.persistentModelID])
+        let decoded = try JSONDecoder().decode([PersistentIdentifier].self, from: data)
+        #expect(decoded == [trip.persistentModelID])
+        let other = ModelContext(context.container)
+        #expect((other.model(for: decoded[0]) as? IndexedTrip)?.name == "a")
+    }
+
     @Test func indexAndUniqueListsBecomeIndexesAndUpserts() throws {
         let dir = TemporaryDirectory()
         let c = try container(IndexedTrip.self, at: dir.store())

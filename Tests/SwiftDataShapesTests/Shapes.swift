@@ -239,3 +239,107 @@ import Testing
         #expect(byDate.map(\.id) == [savedID])
     }
 }
+
+/// A versioned schema with a custom stage, in the shape of Apple's documentation: V2 makes
+/// titles unique, so the stage removes duplicates before and fills a new property after.
+enum JournalSchemaV1: VersionedSchema {
+    static let versionIdentifier = Schema.Version(1, 0, 0)
+    static var models: [any PersistentModel.Type] { [Note.self] }
+
+    @Model final class Note {
+        var title: String
+        var body: String
+        init(title: String, body: String) {
+            self.title = title
+            self.body = body
+        }
+    }
+}
+
+enum JournalSchemaV2: VersionedSchema {
+    static let versionIdentifier = Schema.Version(2, 0, 0)
+    static var models: [any PersistentModel.Type] { [Note.self] }
+
+    @Model final class Note {
+        #Unique<Note>([\.title])
+        var title: String
+        var body: String
+        var words = 0
+        init(title: String, body: String) {
+            self.title = title
+            self.body = body
+        }
+    }
+}
+
+typealias JournalNote = JournalSchemaV2.Note
+
+enum JournalMigrationPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [JournalSchemaV1.self, JournalSchemaV2.self] }
+    static var stages: [MigrationStage] { [migrateV1toV2] }
+
+    static let migrateV1toV2 = MigrationStage.custom(
+        fromVersion: JournalSchemaV1.self,
+        toVersion: JournalSchemaV2.self,
+        willMigrate: { context in
+            var seen = Set<String>()
+            for note in try context.fetch(FetchDescriptor<JournalSchemaV1.Note>(sortBy: [SortDescriptor(\.body)])) {
+                if !seen.insert(note.title).inserted { context.delete(note) }
+            }
+            try context.save()
+        },
+        didMigrate: { context in
+            for note in try context.fetch(FetchDescriptor<JournalSchemaV2.Note>()) {
+                note.words = note.body.split(separator: " ").count
+            }
+            try context.save()
+        }
+    )
+}
+
+@Suite struct VersionedSchemaShapeTests {
+    @Test func aCustomStageRunsWhenTheStoreOpensWithTheNewSchema() throws {
+        let url = URL.temporaryDirectory.appending(path: "shapes-\(UUID().uuidString)/journal.store")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        do {
+            let container = try ModelContainer(for: Schema(versionedSchema: JournalSchemaV1.self), configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            context.insert(JournalSchemaV1.Note(title: "Rome", body: "a first day"))
+            context.insert(JournalSchemaV1.Note(title: "Rome", body: "b duplicate"))
+            context.insert(JournalSchemaV1.Note(title: "Paris", body: "rain"))
+            try context.save()
+        }
+        let container = try ModelContainer(for: JournalNote.self, migrationPlan: JournalMigrationPlan.self, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        let notes = try context.fetch(FetchDescriptor<JournalNote>(sortBy: [SortDescriptor(\.title)]))
+        #expect(notes.map(\.title) == ["Paris", "Rome"])
+        #expect(notes.map(\.words) == [1, 3])
+        // The unique title now upserts.
+        context.insert(JournalNote(title: "Rome", body: "replaced"))
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<JournalNote>()) == 2)
+        container.deleteAllData()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<JournalNote>()) == 0)
+    }
+}
+
+@Model final class Contact {
+    var name: String
+    init(name: String) { self.name = name }
+}
+
+@Suite struct SortComparatorShapeTests {
+    @Test func stringSortsAsSwiftDataSortsThem() throws {
+        let container = try ModelContainer(for: Contact.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for name in ["item 10", "Item 2", "émile", "Zoe", "adam"] { context.insert(Contact(name: name)) }
+        let byDefault = try context.fetch(FetchDescriptor<Contact>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+        #expect(byDefault == ["adam", "émile", "Item 2", "item 10", "Zoe"])
+        let finder = try context.fetch(FetchDescriptor<Contact>(sortBy: [SortDescriptor(\.name, comparator: .localizedStandard, order: .reverse)])).map(\.name)
+        #expect(finder == byDefault.reversed())
+        let localized = try context.fetch(FetchDescriptor<Contact>(sortBy: [SortDescriptor(\Contact.name, comparator: .localized)])).map(\.name)
+        #expect(localized == ["adam", "émile", "item 10", "Item 2", "Zoe"])
+        let lexical = try context.fetch(FetchDescriptor<Contact>(sortBy: [SortDescriptor(\.name, comparator: .lexical)])).map(\.name)
+        #expect(lexical == ["Item 2", "Zoe", "adam", "item 10", "émile"])
+    }
+}

@@ -26,26 +26,27 @@ extension Schema {
 }
 
 /// One version of an app's models, as in SwiftData: an enum holding the `@Model` classes of that version.
-public protocol VersionedSchema {
+public protocol VersionedSchema: SendableMetatype {
     static var versionIdentifier: Schema.Version { get }
     static var models: [any PersistentModel.Type] { get }
 }
 
 /// How a store moves from one schema version to the next.
-public protocol SchemaMigrationPlan {
+public protocol SchemaMigrationPlan: SendableMetatype {
     static var schemas: [any VersionedSchema.Type] { get }
     static var stages: [MigrationStage] { get }
 }
 
 /// One step of a migration plan.
-public enum MigrationStage {
+public enum MigrationStage: Sendable {
     /// The automatic migration (new, removed and renamed properties, `.unique` changes).
     case lightweight(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type)
     /// `willMigrate` runs on a context of the old models before the store changes, `didMigrate` on
     /// one of the new models after. Here a property may also change type: its column is rebuilt,
     /// values converted by SQLite's column affinity where possible, and the closures fix the rest.
+    @preconcurrency
     case custom(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
-                willMigrate: ((ModelContext) throws -> Void)?, didMigrate: ((ModelContext) throws -> Void)?)
+                willMigrate: (@Sendable (ModelContext) throws -> Void)?, didMigrate: (@Sendable (ModelContext) throws -> Void)?)
 
     var from: any VersionedSchema.Type {
         switch self { case .lightweight(let f, _), .custom(let f, _, _, _): return f }
@@ -70,12 +71,21 @@ struct Migrator {
         try StoreRecord(connection: connection).setValue(version.description, for: "schemaVersion")
     }
 
+    /// The version of the plan whose models a schema built from model types (not from a
+    /// `VersionedSchema`) holds, as in `ModelContainer(for: Trip.self, migrationPlan: Plan.self)`:
+    /// the latest one with exactly those models, or else the latest one holding them all.
+    static func version(of schema: Schema, in plan: any SchemaMigrationPlan.Type) -> Schema.Version? {
+        let types = Set(schema.entities.map { ObjectIdentifier($0.type) })
+        func models(_ version: any VersionedSchema.Type) -> Set<ObjectIdentifier> { Set(version.models.map { ObjectIdentifier($0) }) }
+        return (plan.schemas.last { models($0) == types } ?? plan.schemas.last { models($0).isSuperset(of: types) })?.versionIdentifier
+    }
+
     func isEmptyStore() throws -> Bool {
         try connection.rows("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_osd%' ESCAPE '\\'").first?.first == .integer(0)
     }
 
     func migrate(to schema: Schema, plan: (any SchemaMigrationPlan.Type)?) throws {
-        guard let plan, let target = schema.version else {
+        guard let plan, let target = schema.version ?? Self.version(of: schema, in: plan) else {
             try SchemaWriter(schema: schema, connection: connection, storeURL: storeURL).createOrUpdate()
             if let version = schema.version { try record(version) }
             return
