@@ -177,9 +177,21 @@ public final class _BackingData {
             context.load(index, of: self)
             return
         }
-        unloaded.remove(index)
-        guard let entity, index < entity.properties.count else { return }
+        guard let entity, index < entity.properties.count else {
+            unloaded.remove(index)
+            return
+        }
         let property = entity.properties[index]
+        if values[index] == nil, property.hasColumn, let container = fetchGroup?.container {
+            // A column a fetch left out (`propertiesToFetch`), read through a context of its own.
+            do {
+                try ModelContext(container).loadColumns(of: self, entity: entity, index: index)
+            } catch {
+                FileHandle.standardError.write(Data("OpenSwiftData: \(entity.name).\(property.name) could not be loaded: \(error)\n".utf8))
+            }
+            if values[index] == nil { values[index] = property.nilValue() ?? property.metadata.defaultValue?() }
+        }
+        unloaded.remove(index)
         if let fault = values[index] as? ExternalFault, let external {
             values[index] = (try? external.read(fault.digest)) ?? property.nilValue() ?? Data()
         } else if case .toMany = property.kind {

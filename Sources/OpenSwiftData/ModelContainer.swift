@@ -41,6 +41,10 @@ public final class ModelContainer: @unchecked Sendable {
     /// either: it can be read, and saving throws `ModelError.storeIsNewer`.
     public init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [ModelConfiguration]) throws {
         try schema.validate()
+        // `ModelContainer(for: Trip.self, migrationPlan: Plan.self)`: the version is the plan's.
+        if schema.version == nil, let migrationPlan, let version = Migrator.version(of: schema, in: migrationPlan) {
+            schema.version = version
+        }
         self.schema = schema
         let configuration = configurations.first ?? ModelConfiguration(schema: schema)
         self.configurations = [configuration]

@@ -4,6 +4,7 @@ import SwiftDiagnostics
 enum ModelDiagnostic: DiagnosticMessage {
     case notAClass(String)
     case constantRelationship(String)
+    case constantLiteral(String)
     case constantExternalStorage(String)
     case multipleBindings
     case lazyProperty(String)
@@ -16,6 +17,8 @@ enum ModelDiagnostic: DiagnosticMessage {
         switch self {
         case .notAClass(let kind):
             return "@Model can only be applied to a class, not to a \(kind)"
+        case .constantLiteral(let name):
+            return "@Model property '\(name)' is a 'let' with a literal initial value, which the compiler may read in its place, so a stored value would not be seen; declare it with 'var', or give it its value in init"
         case .constantRelationship(let name):
             return "@Model relationship '\(name)' must be declared with 'var': its inverse is kept up to date by assigning it"
         case .constantExternalStorage(let name):
@@ -40,6 +43,7 @@ enum ModelDiagnostic: DiagnosticMessage {
         switch self {
         case .notAClass: id = "notAClass"
         case .constantRelationship: id = "constantRelationship"
+        case .constantLiteral: id = "constantLiteral"
         case .constantExternalStorage: id = "constantExternalStorage"
         case .multipleBindings: id = "multipleBindings"
         case .lazyProperty: id = "lazyProperty"

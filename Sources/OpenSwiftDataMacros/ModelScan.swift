@@ -80,6 +80,12 @@ struct ModelScan {
             }
             return found
         }
+        if property.isConstant, let value = property.defaultValue, value.isConstantLiteral {
+            // The optimizer may replace reads of such a `let` by its literal, so the row's value
+            // (set back after the model is built) would not be seen.
+            found.append(Diagnostic(node: value, message: ModelDiagnostic.constantLiteral(property.name),
+                                    fixIts: [replaceLetWithVar(decl)]))
+        }
         if property.isConstant, let relationship = property.relationship {
             found.append(Diagnostic(node: relationship, message: ModelDiagnostic.constantRelationship(property.name),
                                     fixIts: [replaceLetWithVar(decl)]))
@@ -132,6 +138,24 @@ struct ModelScan {
             return "'\(identifier.name.text)' has no stored representation"
         }
         return nil
+    }
+}
+
+extension ExprSyntax {
+    /// A literal, or an array, dictionary, tuple or negation of literals.
+    var isConstantLiteral: Bool {
+        if self.is(IntegerLiteralExprSyntax.self) || self.is(FloatLiteralExprSyntax.self) || self.is(BooleanLiteralExprSyntax.self)
+            || self.is(StringLiteralExprSyntax.self) || self.is(NilLiteralExprSyntax.self) {
+            return true
+        }
+        if let prefix = self.as(PrefixOperatorExprSyntax.self) { return prefix.expression.isConstantLiteral }
+        if let array = self.as(ArrayExprSyntax.self) { return array.elements.allSatisfy { $0.expression.isConstantLiteral } }
+        if let tuple = self.as(TupleExprSyntax.self) { return tuple.elements.allSatisfy { $0.expression.isConstantLiteral } }
+        if let dictionary = self.as(DictionaryExprSyntax.self) {
+            guard case .elements(let elements) = dictionary.content else { return true }
+            return elements.allSatisfy { $0.key.isConstantLiteral && $0.value.isConstantLiteral }
+        }
+        return false
     }
 }
 

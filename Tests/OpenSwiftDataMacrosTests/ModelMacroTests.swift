@@ -96,10 +96,27 @@ func expand(_ source: String) -> (text: String, diagnostics: [Diagnostic]) {
         #expect(!text.contains("self.id ="))
     }
 
+    @Test func aLetWithALiteralInitialValueIsAnErrorWithFixIt() throws {
+        let (_, diagnostics) = expand("""
+        @Model final class A {
+            let version = 1
+            let name = "x"
+            let scale = -1.5
+            let tags = ["a"]
+            let id = UUID()
+            let created = Date.now
+            init() {}
+        }
+        """)
+        #expect(diagnostics.count == 4)
+        #expect(diagnostics.allSatisfy { $0.message.contains("is a 'let' with a literal initial value") })
+        #expect(diagnostics.allSatisfy { $0.fixIts.first?.message.message == "Replace 'let' with 'var'" })
+    }
+
     @Test func letRelationshipsAndExternalStorageAreErrorsWithFixIt() throws {
         let (_, diagnostics) = expand("""
         @Model final class A {
-            @Relationship(deleteRule: .cascade) let items: [Item] = []
+            @Relationship(deleteRule: .cascade) let items: [Item]
             @Attribute(.externalStorage) let photo: Data
         }
         """)

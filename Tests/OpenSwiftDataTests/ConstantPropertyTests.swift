@@ -63,3 +63,46 @@ struct Origin: Codable, Equatable {
         #expect(try context.fetchCount(FetchDescriptor<Receipt>(predicate: #Predicate { $0.memo == "two" })) == 1)
     }
 }
+
+@Model final class Badge {
+    @Attribute(.unique) var code: String
+    let issued: Date
+    let serial = UUID()
+    var holder: String
+    init(code: String, issued: Date, holder: String) {
+        self.code = code
+        self.issued = issued
+        self.holder = holder
+    }
+}
+
+@Suite struct ConstantEdgeTests {
+    @Test func aFetchWithPropertiesToFetchStillReadsTheConstants() throws {
+        let dir = TemporaryDirectory()
+        let issued = Date(timeIntervalSince1970: 1_000)
+        let badge = Badge(code: "A", issued: issued, holder: "Ann")
+        do {
+            let context = ModelContext(try container(Badge.self, at: dir.store()))
+            context.insert(badge)
+            try context.save()
+        }
+        let context = ModelContext(try container(Badge.self, at: dir.store()))
+        var descriptor = FetchDescriptor<Badge>()
+        descriptor.propertiesToFetch = [\.holder]
+        let found = try #require(try context.fetch(descriptor).first)
+        #expect(found.issued == issued && found.serial == badge.serial && found.holder == "Ann" && found.code == "A")
+    }
+
+    @Test func anUpsertGivesTheObjectAlreadyStandingForTheRowTheNewConstants() throws {
+        let dir = TemporaryDirectory()
+        let context = ModelContext(try container(Badge.self, at: dir.store()))
+        let first = Badge(code: "A", issued: Date(timeIntervalSince1970: 1), holder: "Ann")
+        context.insert(first)
+        try context.save()
+        let second = Badge(code: "A", issued: Date(timeIntervalSince1970: 2), holder: "Bob")
+        context.insert(second)
+        try context.save()
+        #expect(first.holder == "Bob" && first.issued == Date(timeIntervalSince1970: 2) && first.serial == second.serial)
+        #expect(try SQLiteProbe(dir.store()).scalar(#"SELECT "serial" FROM "Badge""#) == second.serial.uuidString)
+    }
+}

@@ -83,6 +83,36 @@ import Testing
         #expect(album.tracks.count == 3)
     }
 
+    @Test func columnsLeftOutCanBeReadAfterTheContextIsGone() throws {
+        let dir = TemporaryDirectory()
+        let c = try filled(dir)
+        func fetchPartly() throws -> [Album] {
+            let context = ModelContext(c)
+            var descriptor = FetchDescriptor<Album>(sortBy: [SortDescriptor(\.year)])
+            descriptor.propertiesToFetch = [\.title]
+            return try context.fetch(descriptor)
+        }
+        let albums = try fetchPartly()
+        #expect(albums.map(\.year) == [2000, 2001, 2002, 2003, 2004])
+        #expect(albums[1].notes == "n1" && albums[1].cover == Data([1, 1, 2]))
+    }
+
+    @Test func prefetchingCoversResultsThatWereInMemoryAlready() throws {
+        let dir = TemporaryDirectory()
+        let c = try filled(dir)
+        let context = ModelContext(c)
+        let early = try context.fetch(FetchDescriptor<Album>(predicate: #Predicate { $0.year < 2002 }))
+        var statements = 0
+        context.traceSQL { _ in statements += 1 }
+        var descriptor = FetchDescriptor<Album>()
+        descriptor.relationshipKeyPathsForPrefetching = [\.tracks]
+        let albums = try context.fetch(descriptor)
+        let afterFetch = statements
+        #expect(albums.map { $0.tracks.count } == [3, 3, 3, 3, 3])
+        #expect(statements == afterFetch, "every album's tracks were loaded by the fetch")
+        #expect(early.count == 2)
+    }
+
     @Test func prefetchedRelationshipsLoadWithTheFetchInOneQueryEach() throws {
         let dir = TemporaryDirectory()
         let c = try filled(dir)

@@ -20,6 +20,7 @@ extension ModelContext {
             try statement.bind(query.bindings)
             var result: [T] = []
             let group = FetchGroup()
+            if partial != nil { group.container = container }
             // Rows of one table come once each; if none of them is in memory, skip the lookups.
             let fresh = pendingByKey.isEmpty && !registry.contains(entity: ObjectIdentifier(T.self))
             let rows = registry.rows(of: ObjectIdentifier(T.self))
@@ -30,10 +31,11 @@ extension ModelContext {
             statement.reset()
             return result
         }
-        // Each relationship to prefetch is loaded now for all the fetched models, one query each.
+        // Each relationship to prefetch is loaded now: one query for each fetch group among the
+        // results (one, unless some of them were in memory already with a group of their own).
         for index in prefetch {
-            if let first = result.first(where: { $0.persistentBackingData.unloaded.contains(index) }) {
-                load(index, of: first.persistentBackingData)
+            for model in result where model.persistentBackingData.unloaded.contains(index) {
+                load(index, of: model.persistentBackingData)
             }
         }
         return result
@@ -255,7 +257,7 @@ extension ModelContext {
         }
         let model = _BackingData.makeModel(T.self, around: backing)
         // `init(backingData:)` gave each `let` with an initial value a fresh one; the row's goes back.
-        for (property, offset) in entity.constantFields {
+        for (property, offset) in entity.initializedConstantFields {
             property.metadata.assignConstant!(model, offset, backing.values[property.index]!)
         }
         backing.owner = model
@@ -288,6 +290,9 @@ extension ModelContext {
 /// them still in memory, in one query (group faulting, so walking a relationship is not N+1).
 final class FetchGroup {
     var keys: [Int64] = []
+    /// Set by a fetch with `propertiesToFetch`: the columns it left out can still be read after
+    /// the context is gone (see `_BackingData.loadDetachedOrFromContext`).
+    var container: ModelContainer?
 }
 
 /// A to-one relationship not loaded yet: the related row's primary key.
@@ -309,6 +314,8 @@ struct PartialRead {
             }
             wanted.insert(property.index)
         }
+        // A `let` is always read: it is set when the model is built, not on first use.
+        for property in entity.constants { wanted.insert(property.index) }
         selectList = (["t0.\"_pk\""] + entity.columns.filter { wanted.contains($0.index) }.map { "t0.\($0.column)" }).joined(separator: ", ")
         plan = entity.properties.map { property in
             property.hasColumn && !wanted.contains(property.index) ? Schema.Entity.ReadStep.notFetched : entity.readPlan[property.index]

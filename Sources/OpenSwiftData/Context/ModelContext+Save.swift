@@ -216,6 +216,9 @@ extension ModelContext {
             if let other = registry[key]?.object, other !== model, let otherModel = other as? any PersistentModel {
                 // An upsert matched a row another object already stands for: both show the saved values.
                 otherModel.persistentBackingData.values.replace(with: backing.values.copy)
+                for (property, offset) in backing.entity?.constantFields ?? [] {
+                    property.metadata.assignConstant!(other, offset, backing.values[property.index]!)
+                }
             }
             register(model, entity: key.entity, primaryKey: key.primaryKey)
         }

@@ -85,7 +85,7 @@ struct Migrator {
     }
 
     func migrate(to schema: Schema, plan: (any SchemaMigrationPlan.Type)?) throws {
-        guard let plan, let target = schema.version ?? Self.version(of: schema, in: plan) else {
+        guard let plan, let target = schema.version else {
             try SchemaWriter(schema: schema, connection: connection, storeURL: storeURL).createOrUpdate()
             if let version = schema.version { try record(version) }
             return

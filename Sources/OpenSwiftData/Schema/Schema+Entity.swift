@@ -30,10 +30,13 @@ extension Schema {
         let hasToMany: Bool
         /// The `let` properties: copied from the model into its backing data when it is inserted.
         let constants: [Property]
-        /// The `let` properties with an initial value, whose fields a fetch sets back to the row's
-        /// values (the field's byte offset in the object). A constant whose field could not be
-        /// found has no entry; `Schema.validate` refuses such an entity.
+        /// Every `let` property with its field's byte offset in the object: a fetch sets the ones
+        /// with an initial value back to the row's values, an upsert all of them in the other
+        /// object standing for the row. A constant whose field could not be found has no entry;
+        /// `Schema.validate` refuses such an entity.
         let constantFields: [(property: Property, offset: Int)]
+        /// The entries of `constantFields` whose property has an initial value.
+        let initializedConstantFields: [(property: Property, offset: Int)]
         /// How to read a fetched row: one step per property, in property order.
         let readPlan: [ReadStep]
         /// `t0."_pk", t0."col", …`: the columns a fetch reads, in `columns` order.
@@ -64,11 +67,9 @@ extension Schema {
             externals = properties.filter { $0.isExternalStorage && $0.codec != nil }
             hasToMany = properties.contains { if case .toMany = $0.kind { return true } else { return false } }
             constants = properties.filter(\.metadata.isConstant)
-            let offsets = constants.contains { $0.metadata.defaultValue != nil } ? ConstantField.offsets(of: type) : nil
-            constantFields = constants.compactMap { property in
-                guard property.metadata.defaultValue != nil, let offset = offsets?[property.name] else { return nil }
-                return (property, offset)
-            }
+            let offsets = constants.isEmpty ? nil : ConstantField.offsets(of: type)
+            constantFields = constants.compactMap { property in offsets?[property.name].map { (property, $0) } }
+            initializedConstantFields = constantFields.filter { $0.property.metadata.defaultValue != nil }
             readPlan = properties.map { ReadStep($0) }
             selectList = (["t0.\"_pk\""] + columns.map { "t0.\($0.column)" }).joined(separator: ", ")
             writePlan = columns.map { WriteStep($0) }

@@ -75,9 +75,9 @@ public final class Schema: @unchecked Sendable {
                         throw ModelError.unsupportedType(model: entity.name, property: property.name,
                                                          type: "\(property.metadata.valueType) declared with 'let' (relationships and external storage must be 'var')")
                     }
-                    if property.metadata.defaultValue != nil && !entity.constantFields.contains(where: { $0.property.index == property.index }) {
+                    if !entity.constantFields.contains(where: { $0.property.index == property.index }) {
                         throw ModelError.unsupportedType(model: entity.name, property: property.name,
-                                                         type: "\(property.metadata.valueType) declared with 'let' and an initial value, whose storage the runtime could not locate; declare it with 'var'")
+                                                         type: "\(property.metadata.valueType) declared with 'let', whose storage the runtime could not locate; declare it with 'var'")
                     }
                 }
                 if property.isExternalStorage && !(property.metadata.valueType == Data.self || property.metadata.valueType == Data?.self) {
