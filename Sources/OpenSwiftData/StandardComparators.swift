@@ -3,7 +3,7 @@ import Foundation
 // `String.StandardComparator.localizedStandard` and `.localized`, which SwiftData code passes to
 // `SortDescriptor`. Foundation on Linux declares only `.lexical` (swift-foundation issue #284)
 // and has no public way to make the other two, so they are built here with the same stored
-// fields Apple's have; a fetch sorts by them in SQLite with the matching collation (see
+// fields Apple's have; a fetch sorts by them in SQLite by the matching sort key (see
 // `StringCollation`). In memory, Foundation on Linux compares them without a locale.
 extension String.StandardComparator {
     /// Compares strings as the Finder does: case-insensitive, numbers by value, in the current locale.

@@ -8,21 +8,32 @@ import Testing
     init(_ text: String) { self.text = text; self.note = text }
 }
 
-/// Random strings of printable ASCII (digits, letters of both cases, spaces, punctuation) with
-/// some accented and wide letters, from a fixed seed.
-func sampleStrings(count: Int, seed: UInt64) -> [String] {
+/// Random strings from `pieces`, from a fixed seed.
+func sampleStrings(count: Int, seed: UInt64, pieces: [String]) -> [String] {
     var state = seed
     func next(_ bound: Int) -> Int {
         state = state &* 6364136223846793005 &+ 1442695040888963407
         return Int((state >> 33) % UInt64(bound))
     }
-    let pieces = ["a", "A", "b", "B", "z", "Z", "e", "é", "É", "0", "1", "2", "9", "10", "007", " ", "-", "_", ".", "(", "~", "ß", "Ａ", "ø"]
     return (0..<count).map { _ in (0..<(1 + next(5))).map { _ in pieces[next(pieces.count)] }.joined() }
 }
 
+/// Printable ASCII: letters of both cases, digits (no leading zeros), spaces, punctuation, a tab.
+let asciiPieces = ["a", "A", "b", "B", "z", "Z", "e", "1", "2", "9", "10", "42", " ", "-", "_", ".", "(", "~", "$", "\t"]
+
 @Suite struct SortComparatorTests {
+    static let english = Locale(identifier: "en")
+
+    func foundationCompare(_ a: String, _ b: String, _ options: String.CompareOptions) -> Int {
+        switch a.compare(b, options: options, range: nil, locale: Self.english) {
+        case .orderedAscending: return -1
+        case .orderedDescending: return 1
+        case .orderedSame: return 0
+        }
+    }
+
     func foundationOrder(_ words: [String], _ options: String.CompareOptions) -> [String] {
-        words.sorted { $0.compare($1, options: options, range: nil, locale: Locale.current) == .orderedAscending }
+        words.sorted { foundationCompare($0, $1, options) < 0 }
     }
 
     func fetchOrder(_ words: [String], _ sort: SortDescriptor<Word>) throws -> [String] {
@@ -43,11 +54,30 @@ func sampleStrings(count: Int, seed: UInt64) -> [String] {
         #expect(Array(finder.prefix(4)) == ["_x", "9", "a1", "a2"], "numbers by value, punctuation first")
     }
 
-    @Test func randomStringsSortAsFoundationComparesThem() throws {
-        let words = sampleStrings(count: 600, seed: 42)
-        let standard = String.StandardComparator.localizedStandard
-        #expect(try fetchOrder(words, SortDescriptor(\Word.text, comparator: standard)) == foundationOrder(words, StringCollation.standard.options))
+    @Test func asciiStringsSortAsFoundationComparesThem() throws {
+        let words = sampleStrings(count: 500, seed: 42, pieces: asciiPieces)
+        #expect(try fetchOrder(words, SortDescriptor(\Word.text, comparator: .localizedStandard))
+                == foundationOrder(words, [.numeric, .caseInsensitive, .widthInsensitive, .forcedOrdering]))
         #expect(try fetchOrder(words, SortDescriptor(\Word.text, comparator: .localized)) == foundationOrder(words, []))
+    }
+
+    /// Foundation's own pairwise compare is not a consistent order for such text (it gives
+    /// "oÆ" < "Ö " < "ÖÄ" < "oÆ", and wraps numbers of 20 digits); the sort keys are.
+    @Test func anyTextSortsInOneConsistentOrder() throws {
+        let cycle = ["oÆ", "Ö ", "ÖÄ"]
+        let forward = try fetchOrder(cycle, SortDescriptor(\Word.text))
+        #expect(try fetchOrder(cycle.reversed(), SortDescriptor(\Word.text)) == forward)
+        #expect(try fetchOrder(cycle, SortDescriptor(\Word.text, order: .reverse)) == forward.reversed())
+        let numbers = ["18446744073709551616", "1", "99999999999999999999999", "18446744073709551615"]
+        #expect(try fetchOrder(numbers, SortDescriptor(\Word.text))
+                == ["1", "18446744073709551615", "18446744073709551616", "99999999999999999999999"])
+        let names = ["Zoë", "zoe", "Zoe", "zoey", "Émile", "emile", "Emile", "alpha", "Ålesund", "Ａlpha", "straße", "strasse"]
+        #expect(try fetchOrder(names, SortDescriptor(\Word.text))
+                == ["Ålesund", "alpha", "Ａlpha", "emile", "Emile", "Émile", "straße", "strasse", "zoe", "Zoe", "Zoë", "zoey"])
+        let any = sampleStrings(count: 400, seed: 9, pieces: asciiPieces + ["é", "É", "ß", "Æ", "Ö", "Ａ", "１", "ø", "中", "\u{301}", "e\u{301}"])
+        let keys = Dictionary(any.map { ($0, StringCollation.standard.key($0)) }, uniquingKeysWith: { a, _ in a })
+        #expect(Set(keys.values).count == keys.count, "different strings never tie")
+        #expect(try fetchOrder(any, SortDescriptor(\Word.text)) == any.sorted { keys[$0]!.lexicographicallyPrecedes(keys[$1]!) })
     }
 
     @Test func lexicalIsByteOrder() throws {
@@ -56,25 +86,27 @@ func sampleStrings(count: Int, seed: UInt64) -> [String] {
         #expect(try fetchOrder(words, SortDescriptor(\Word.text, comparator: .lexical, order: .reverse)) == ["b", "a2", "a10", "_", "Z", "B"])
     }
 
-    /// The collation's quick path for ASCII agrees with Foundation on every pair it decides.
-    @Test func theQuickPathAgreesWithFoundationPairByPair() {
-        let words = sampleStrings(count: 300, seed: 7) + ["", "a", "A", "a0", "a00", "0", "00", "1 2", "12", "a b", "ab"]
-        for collation in [StringCollation.standard, .localized] {
+    /// On printable ASCII (numbers without leading zeros) the keys order every pair as Foundation does.
+    @Test func sortKeysOrderASCIIPairsAsFoundation() {
+        let words = sampleStrings(count: 250, seed: 7, pieces: asciiPieces) + ["", "a", "A", "1 2", "12", "a b", "ab", "a\u{0}b"]
+        for (collation, options) in [(StringCollation.standard, String.CompareOptions([.numeric, .caseInsensitive, .widthInsensitive, .forcedOrdering])),
+                                     (.localized, [])] {
             var disagreements: [String] = []
-            for a in words {
-                for b in words {
-                    let expected: Int32
-                    switch a.compare(b, options: collation.options, range: nil, locale: Locale.current) {
-                    case .orderedAscending: expected = -1
-                    case .orderedDescending: expected = 1
-                    case .orderedSame: expected = 0
-                    }
-                    let got = Array(a.utf8).withUnsafeBufferPointer { pa in Array(b.utf8).withUnsafeBufferPointer { pb in collation.compare(pa, pb) } }
-                    if got != expected { disagreements.append("\(collation) \(a.debugDescription) vs \(b.debugDescription): \(got), Foundation \(expected)") }
+            let keys = words.map { collation.key($0) }
+            for i in words.indices {
+                for j in words.indices where words[i] != words[j] {
+                    let byKey = keys[i].lexicographicallyPrecedes(keys[j]) ? -1 : 1
+                    let expected = foundationCompare(words[i], words[j], options)
+                    if expected != 0 && byKey != expected { disagreements.append("\(collation) \(words[i].debugDescription) vs \(words[j].debugDescription): key \(byKey), Foundation \(expected)") }
                 }
             }
             #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
         }
+    }
+
+    @Test func theASCIIOrderIsFoundationsOwn() {
+        let characters = (0x20...0x7E).map { String(UnicodeScalar(UInt8($0))) }.filter { !("A"..."Z").contains($0) }
+        #expect(characters.sorted { foundationCompare($0, $1, [.caseInsensitive]) < 0 }.joined() == StringCollation.asciiOrder)
     }
 
     @Test func theComparatorsCarrySwiftDatasSettings() {

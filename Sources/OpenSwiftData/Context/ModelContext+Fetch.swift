@@ -347,8 +347,8 @@ struct SelectQuery {
             // there (Foundation on Linux leaves its comparator nil); `.lexical` is SQLite's byte order.
             let isString = property.metadata.valueType == String.self || property.metadata.valueType == String?.self
             let collation = isString ? (sort.stringComparator?.collation ?? .standard) : .binary
-            let collate = collation.name.map { " COLLATE \($0)" } ?? ""
-            orderBy.append("t0.\(property.column)\(collate) \(sort.order == .forward ? "ASC" : "DESC")")
+            let value = collation.keyFunction.map { "\($0)(t0.\(property.column))" } ?? "t0.\(property.column)"
+            orderBy.append("\(value) \(sort.order == .forward ? "ASC" : "DESC")")
         }
         limit = descriptor.fetchLimit
         offset = descriptor.fetchOffset

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// - `DECIMAL` collation: compares TEXT columns holding `Decimal` values numerically and
 ///   exactly, so `ORDER BY amount` and `amount > ?` are right for Decimal properties.
-/// - `osd_standard` and `osd_localized` collations: how `SortDescriptor`'s `.localizedStandard`
-///   and `.localized` order strings (see `StringCollation`).
+/// - `osd_standard_key(text)` and `osd_localized_key(text)`: the sort keys by which `SortDescriptor`'s
+///   `.localizedStandard` and `.localized` order strings (see `StringCollation`).
 /// - `osd_fold(text)`: case- and diacritic-folded text, for `localizedStandardContains`.
 enum SQLFunctions {
     static func register(on db: OpaquePointer) throws {
@@ -17,12 +17,17 @@ enum SQLFunctions {
         guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "cannot register DECIMAL collation", sql: nil) }
         for collation in [StringCollation.standard, .localized] {
             let context = Unmanaged.passRetained(CollationBox(collation)).toOpaque()
-            rc = sqlite3_create_collation_v2(db, collation.name!, SQLITE_UTF8, context, { context, n1, p1, n2, p2 in
-                let collation = Unmanaged<CollationBox>.fromOpaque(context!).takeUnretainedValue().collation
-                return collation.compare(UnsafeBufferPointer(start: p1?.assumingMemoryBound(to: UInt8.self), count: Int(n1)),
-                                         UnsafeBufferPointer(start: p2?.assumingMemoryBound(to: UInt8.self), count: Int(n2)))
-            }, { context in Unmanaged<CollationBox>.fromOpaque(context!).release() })
-            guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "cannot register \(collation.name!) collation", sql: nil) }
+            rc = sqlite3_create_function_v2(db, collation.keyFunction!, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, context, { ctx, argc, argv in
+                guard let argv, let arg = argv[0], sqlite3_value_type(arg) != SQLITE_NULL, let p = sqlite3_value_text(arg) else {
+                    sqlite3_result_null(ctx)
+                    return
+                }
+                let collation = Unmanaged<CollationBox>.fromOpaque(sqlite3_user_data(ctx)!).takeUnretainedValue().collation
+                let text = String(decoding: UnsafeBufferPointer(start: p, count: Int(sqlite3_value_bytes(arg))), as: UTF8.self)
+                let key = collation.key(text)
+                key.withUnsafeBytes { sqlite3_result_blob(ctx, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+            }, nil, nil, { context in Unmanaged<CollationBox>.fromOpaque(context!).release() })
+            guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "cannot register \(collation.keyFunction!)", sql: nil) }
         }
         rc = sqlite3_create_function_v2(db, "osd_fold", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { ctx, argc, argv in
             guard let argv, let arg = argv[0], sqlite3_value_type(arg) != SQLITE_NULL, let p = sqlite3_value_text(arg) else {

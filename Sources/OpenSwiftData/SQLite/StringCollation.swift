@@ -2,106 +2,115 @@ import Foundation
 
 /// How a fetch orders strings, as `SortDescriptor`'s string comparator asks.
 ///
-/// `standard` (`.localizedStandard`, and what `SortDescriptor(\.name)` means in SwiftData) and
-/// `localized` are SQLite collations registered on every connection. They give the order of
-/// Foundation's `compare(_:options:locale:)` in the current locale (ICU). Most comparisons are
-/// decided by the fast path below without Foundation: for two printable-ASCII strings, the
-/// first difference in ICU's primary order (case ignored; with `standard`, digit runs compared
-/// by value) decides, after the bytes both begin with. Strings equal at that level, and any
-/// other text, go to Foundation.
+/// `standard` (`.localizedStandard`, which `SortDescriptor(\.name)` means in SwiftData) and
+/// `localized` sort by a key that SQLite computes once per row (`osd_standard_key(text)`,
+/// `osd_localized_key(text)`) and compares as bytes. A key is a function of the string alone, so
+/// the order is total and consistent whatever the text (comparing strings pair by pair through
+/// Foundation is not: on Linux it is intransitive for some non-ASCII text, and wraps long digit
+/// runs). The key is built in levels, like an ICU sort key:
+///
+/// 1. primary: the text folded for case, diacritics and width; printable ASCII in ICU's root
+///    order (space, punctuation, symbols, digits, letters; other control characters ignored);
+///    with `standard`, a run of digits is one number compared by value; other characters after
+///    ASCII, by code point;
+/// 2. diacritics: the text folded for case and width only, as UTF-8;
+/// 3. case: lower case before upper case;
+/// 4. the text itself, so that different strings never tie.
 enum StringCollation {
     case binary, standard, localized
 
-    /// The collation's SQLite name, or nil for SQLite's own byte order.
-    var name: String? {
+    /// The SQL function giving a value's sort key, or nil for SQLite's own byte order.
+    var keyFunction: String? {
         switch self {
         case .binary: return nil
-        case .standard: return "osd_standard"
-        case .localized: return "osd_localized"
+        case .standard: return "osd_standard_key"
+        case .localized: return "osd_localized_key"
         }
     }
 
-    var options: String.CompareOptions {
-        self == .standard ? [.numeric, .caseInsensitive, .widthInsensitive, .forcedOrdering] : []
-    }
+    /// Printable ASCII in ICU's root primary order, upper case letters ranking with lower case.
+    static let asciiOrder = #" _-,;:!?.'"()[]{}@*/\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz"#
 
-    func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int32 {
-        // Bytes both strings begin with weigh the same at every level, so they can be set aside,
-        // up to a point where no character or digit run is cut: after an ASCII non-digit, before
-        // ASCII in both (anything else might combine with what precedes it).
-        var start = 0
-        var i = 0
-        while i < a.count && i < b.count && a[i] == b[i] {
-            i += 1
-            let before = a[i - 1]
-            if before < 0x80 && !Self.isDigit(before) && (i == a.count || a[i] < 0x80) && (i == b.count || b[i] < 0x80) { start = i }
-        }
-        let a = UnsafeBufferPointer(rebasing: a[start...]), b = UnsafeBufferPointer(rebasing: b[start...])
-        if let quick = primaryASCII(a, b, numeric: self == .standard) { return quick }
-        let left = String(decoding: a, as: UTF8.self), right = String(decoding: b, as: UTF8.self)
-        switch left.compare(right, options: options, range: nil, locale: Locale.current) {
-        case .orderedAscending: return -1
-        case .orderedDescending: return 1
-        case .orderedSame: return 0
-        }
-    }
-
-    /// -1 or 1 when both strings are printable ASCII and differ in primary order; nil otherwise.
-    private func primaryASCII(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, numeric: Bool) -> Int32? {
-        let rank = Self.primaryRank
-        var i = 0, j = 0
-        while i < a.count && j < b.count {
-            let x = a[i], y = b[j]
-            guard rank[Int(x)] != 0 && rank[Int(y)] != 0 else { return nil }
-            if numeric && Self.isDigit(x) && Self.isDigit(y) {
-                // Digit runs compare by value: skip leading zeros, then the longer run is larger.
-                var ei = i, ej = j
-                while ei < a.count && Self.isDigit(a[ei]) { ei += 1 }
-                while ej < b.count && Self.isDigit(b[ej]) { ej += 1 }
-                var si = i, sj = j
-                while si < ei - 1 && a[si] == UInt8(ascii: "0") { si += 1 }
-                while sj < ej - 1 && b[sj] == UInt8(ascii: "0") { sj += 1 }
-                if ei - si != ej - sj { return ei - si < ej - sj ? -1 : 1 }
-                while si < ei {
-                    if a[si] != b[sj] { return a[si] < b[sj] ? -1 : 1 }
-                    si += 1; sj += 1
-                }
-                i = ei; j = ej
-                continue
-            }
-            // With `numeric`, every digit run ranks as a number, below all letters.
-            let rx = numeric && Self.isDigit(x) ? rank[Int(UInt8(ascii: "0"))] : rank[Int(x)]
-            let ry = numeric && Self.isDigit(y) ? rank[Int(UInt8(ascii: "0"))] : rank[Int(y)]
-            if rx != ry { return rx < ry ? -1 : 1 }
-            i += 1; j += 1
-        }
-        if i < a.count || j < b.count {
-            // One is a prefix of the other at the primary level: the shorter sorts first, if the
-            // rest is printable ASCII (anything else might be ignorable).
-            let rest = i < a.count ? a[i...] : b[j...]
-            guard rest.allSatisfy({ rank[Int($0)] != 0 }) else { return nil }
-            return i < a.count ? 1 : -1
-        }
-        return nil
-    }
-
-    private static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
-
-    /// Each printable ASCII byte's place in ICU's primary order (1-based; 0 for other bytes),
-    /// measured once from Foundation itself: upper and lower case letters share a place.
-    static let primaryRank: [UInt8] = {
-        var rank = [UInt8](repeating: 0, count: 256)
-        let characters = (0x20...0x7E).map { String(UnicodeScalar(UInt8($0))) }
-        let sorted = characters.sorted {
-            $0.compare($1, options: [.caseInsensitive], range: nil, locale: Locale.current) == .orderedAscending
-        }
-        var place: UInt8 = 1
-        for (index, character) in sorted.enumerated() {
-            if index > 0 && sorted[index - 1].compare(character, options: [.caseInsensitive], range: nil, locale: Locale.current) != .orderedSame {
-                place += 1
-            }
-            rank[Int(character.utf8.first!)] = place
+    /// Each byte's primary weight: 0 for control characters, which are ignored as in ICU, except
+    /// tab, line feed, vertical tab, form feed and carriage return (1); printable ASCII from 2.
+    static let rank: [UInt8] = {
+        var rank = [UInt8](repeating: 0, count: 128)
+        for byte in 0x09...0x0D { rank[byte] = 1 }
+        for (index, byte) in asciiOrder.utf8.enumerated() {
+            rank[Int(byte)] = UInt8(index + 2)
+            if byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") { rank[Int(byte - 32)] = UInt8(index + 2) }
         }
         return rank
     }()
+
+    func key(_ text: String) -> [UInt8] {
+        let utf8 = Array(text.utf8)
+        let isASCII = utf8.allSatisfy { $0 < 0x80 }
+        // Width and case folded (level 2), and also diacritics (level 1).
+        let caseFolded = isASCII ? utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
+            : Array(text.folding(options: [.caseInsensitive, .widthInsensitive], locale: nil).utf8)
+        let primaryText = isASCII ? caseFolded
+            : Array(text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).utf8)
+        var key: [UInt8] = []
+        key.reserveCapacity(utf8.count * 3 + 4)
+        appendPrimary(primaryText, to: &key)
+        key.append(0)
+        Self.appendEscaped(caseFolded, to: &key)
+        key.append(0)
+        for scalar in text.unicodeScalars { key.append(scalar.properties.isUppercase ? 2 : 1) }
+        key.append(0)
+        Self.appendEscaped(utf8, to: &key)
+        return key
+    }
+
+    private func appendPrimary(_ text: [UInt8], to key: inout [UInt8]) {
+        let rank = Self.rank
+        let zero = UInt8(ascii: "0"), nine = UInt8(ascii: "9")
+        var i = 0
+        while i < text.count {
+            let byte = text[i]
+            if byte < 0x80 {
+                if self == .standard && byte >= zero && byte <= nine {
+                    // A number: the weight of digits, its length without leading zeros, its digits.
+                    var end = i
+                    while end < text.count && text[end] >= zero && text[end] <= nine { end += 1 }
+                    var start = i
+                    while start < end - 1 && text[start] == zero { start += 1 }
+                    let length = min(end - start, 0xFFFF)
+                    key.append(rank[Int(zero)])
+                    key.append(UInt8(length >> 8))
+                    key.append(UInt8(length & 0xFF))
+                    key.append(contentsOf: text[start..<start + length])
+                    i = end
+                    continue
+                }
+                if rank[Int(byte)] != 0 { key.append(rank[Int(byte)]) }
+                i += 1
+                continue
+            }
+            // A character beyond ASCII: after every ASCII weight, by code point.
+            var length = 1
+            if byte >= 0xF0 { length = 4 } else if byte >= 0xE0 { length = 3 } else if byte >= 0xC0 { length = 2 }
+            let end = min(i + length, text.count)
+            var point: UInt32 = length == 1 ? UInt32(byte) : UInt32(byte) & (0xFF >> (length + 1))
+            for j in (i + 1)..<max(i + 1, end) { point = point << 6 | UInt32(text[j] & 0x3F) }
+            key.append(0xFF)
+            key.append(UInt8(point >> 16 & 0xFF))
+            key.append(UInt8(point >> 8 & 0xFF))
+            key.append(UInt8(point & 0xFF))
+            i = end
+        }
+    }
+
+    /// Bytes with 0 and 1 escaped, so that 0 can end a level.
+    private static func appendEscaped(_ bytes: [UInt8], to key: inout [UInt8]) {
+        for byte in bytes {
+            if byte <= 1 {
+                key.append(1)
+                key.append(byte + 1)
+            } else {
+                key.append(byte)
+            }
+        }
+    }
 }
