@@ -88,8 +88,9 @@ let package = Package(
         .target(name: "BlobStore", dependencies: ["CCrypto"]),
         .target(
             name: "CImaging",
-            cSettings: [.unsafeFlags(["-I/usr/include/libpng16", "-Wall", "-Wextra", "-Wno-unused-parameter"])],
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("exif")]
+            cSettings: [.unsafeFlags(["-I/usr/include/libpng16", "-I/usr/include/x86_64-linux-gnu", "-Wall", "-Wextra", "-Wno-unused-parameter"])],
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("exif"), .linkedLibrary("heif"),
+                             .linkedLibrary("webp"), .linkedLibrary("webpdemux")]
         ),
         .target(name: "Imaging", dependencies: ["CImaging"]),
         .executableTarget(name: "blob-tool", dependencies: ["BlobStore"]),

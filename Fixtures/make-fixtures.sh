@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Rebuilds every fixture in Fixtures/ from nothing, deterministically.
-# Needs: python3, cjpeg (libjpeg-turbo-progs), vips (libvips-tools), exiftool (libimage-exiftool-perl).
+# Needs: python3, cjpeg (libjpeg-turbo-progs), vips (libvips-tools), exiftool (libimage-exiftool-perl),
+# heif-enc (libheif-examples), cwebp and img2webp (webp).
 #   Fixtures/make-fixtures.sh
 # Output: Fixtures/images/ (good and bad files, EXPECTED.tsv) and Fixtures/photos/ (the demo folder).
 set -euo pipefail
@@ -93,4 +94,5 @@ printf 'not a photo\n' > "$here/photos/Rome/notes.txt"
   echo -e "bad/corrupt-idat.png\terror corrupt"
   echo -e "bad/truncated.png\terror truncated"
 } > "$img/EXPECTED.tsv"
+"$here/make-phone-fixtures.sh"
 echo "fixtures written to $img and $here/photos"

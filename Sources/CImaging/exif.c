@@ -18,6 +18,15 @@ static void copy_ascii(ExifData *data, ExifIfd ifd, ExifTag tag, char *out, size
 }
 
 static ExifData *load(const unsigned char *data, size_t size) {
+    // "Exif\0\0" and TIFF data (PNG eXIf, HEIF and WebP blocks) load directly; a JPEG through the loader.
+    if (size > 6 && memcmp(data, "Exif\0\0", 6) == 0) {
+        ExifData *exif = exif_data_new_from_data(data, (unsigned int)size);
+        if (exif && !exif->ifd[EXIF_IFD_0]->count && !exif->ifd[EXIF_IFD_EXIF]->count) {
+            exif_data_unref(exif);
+            return NULL;
+        }
+        return exif;
+    }
     ExifLoader *loader = exif_loader_new();
     if (!loader) return NULL;
     exif_loader_write(loader, (unsigned char *)data, (unsigned int)size);

@@ -27,7 +27,7 @@ extension Imaging {
         pixels = oriented(pixels, info.exif.orientation)
         switch format {
         case .jpeg(let quality, let progressive):
-            let exif = keepMetadata && info.format == .jpeg ? normalizedExif(data) : nil
+            let exif = keepMetadata ? exifPayload(of: data, format: info.format).flatMap(normalizedExif) : nil
             return try encodeJPEG(pixels, quality: quality, progressive: progressive, exif: exif)
         case .png:
             return try encodePNG(pixels)

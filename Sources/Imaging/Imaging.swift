@@ -1,7 +1,7 @@
 import CImaging
 import Foundation
 
-/// Probe, validate, thumbnail and re-encode JPEG and PNG images held in memory.
+/// Probe, validate, thumbnail and re-encode JPEG, PNG, HEIC/AVIF and WebP images held in memory.
 ///
 /// ```swift
 /// let info = try Imaging.probe(data)                  // header and EXIF, no pixels
@@ -15,9 +15,13 @@ public enum Imaging {
         var info = img_info()
         var result = img_result()
         let status = data.withUnsafeBytes { raw in
-            format == .jpeg
-                ? img_jpeg_probe(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, &info, &result)
-                : img_png_probe(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, &info, &result)
+            let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            switch format {
+            case .jpeg: return img_jpeg_probe(base, raw.count, &info, &result)
+            case .png: return img_png_probe(base, raw.count, &info, &result)
+            case .heic, .avif: return img_heif_probe(base, raw.count, &info, &result)
+            case .webp: return img_webp_probe(base, raw.count, &info, &result)
+            }
         }
         try check(status, result, format)
         return ImageInfo(format: format, width: Int(info.width), height: Int(info.height), components: Int(info.components),
@@ -38,7 +42,8 @@ public enum Imaging {
         if data.isEmpty { throw ImageError.unrecognized("empty file (0 bytes)") }
         guard let format = ImageFormat.sniff(data) else {
             let head = data.prefix(4).map { String(format: "%02x", $0) }.joined(separator: " ")
-            throw ImageError.unrecognized("not a JPEG or PNG image (it starts with \(head))")
+            if let kind = ImageFormat.unsupportedKind(data) { throw ImageError.unrecognized(kind) }
+            throw ImageError.unrecognized("not \(ImageFormat.acceptedNames) (it starts with \(head))")
         }
         return format
     }
@@ -51,6 +56,8 @@ public enum Imaging {
             throw ImageError.truncated(format, message.lowercased().contains("premature end") ? "premature end of data" : message)
         case Int32(IMG_ETOOLARGE): throw ImageError.tooLarge(message)
         case Int32(IMG_ENOMEM): throw ImageError.outOfMemory(message)
+        case Int32(IMG_EUNSUPPORTED):
+            throw ImageError.corrupt(format, "\(message.isEmpty ? "an unsupported feature" : message) (this \(format.displayName) cannot be decoded here)")
         default:
             throw ImageError.corrupt(format, message.isEmpty ? "the decoder rejected it" : message)
         }
@@ -91,9 +98,12 @@ public enum Imaging {
         var cLimits = img_limits(max_pixels: Int64(limits.maxPixels), max_scans: Int32(limits.maxProgressiveScans), max_chunk: limits.maxChunkBytes)
         let status = data.withUnsafeBytes { raw in
             let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            return format == .jpeg
-                ? img_jpeg_decode(base, raw.count, Int32(scale), &cLimits, &info, &pixels, &width, &height, &result)
-                : img_png_decode(base, raw.count, &cLimits, &info, &pixels, &width, &height, &result)
+            switch format {
+            case .jpeg: return img_jpeg_decode(base, raw.count, Int32(scale), &cLimits, &info, &pixels, &width, &height, &result)
+            case .png: return img_png_decode(base, raw.count, &cLimits, &info, &pixels, &width, &height, &result)
+            case .heic, .avif: return img_heif_decode(base, raw.count, &cLimits, &info, &pixels, &width, &height, &result)
+            case .webp: return img_webp_decode(base, raw.count, &cLimits, &info, &pixels, &width, &height, &result)
+            }
         }
         if status != Int32(IMG_OK) { img_free(pixels) }
         try check(status, result, format)
@@ -101,13 +111,32 @@ public enum Imaging {
         return Pixels(adopting: pixels, width: Int(width), height: Int(height))
     }
 
-    /// EXIF from a JPEG's APP1 or a PNG's eXIf chunk.
-    static func exif(of data: Data, format: ImageFormat) -> ExifInfo {
-        var payload = data
-        if format == .png {
-            guard let chunk = pngChunk("eXIf", in: data) else { return ExifInfo() }
-            payload = Data("Exif\0\0".utf8) + chunk
+    /// The EXIF block as "Exif\0\0" and TIFF data (or a whole JPEG, which libexif reads too).
+    static func exifPayload(of data: Data, format: ImageFormat) -> Data? {
+        switch format {
+        case .jpeg: return data
+        case .png: return pngChunk("eXIf", in: data).map { Data("Exif\0\0".utf8) + $0 }
+        case .heic, .avif, .webp: return metadata(IMG_META_EXIF, of: data, format: format)
         }
+    }
+
+    /// A metadata block of a HEIF or WebP file (`IMG_META_EXIF` or `IMG_META_ICC`).
+    static func metadata(_ kind: Int, of data: Data, format: ImageFormat) -> Data? {
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        let found = data.withUnsafeBytes { raw in
+            let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            return format == .webp ? img_webp_metadata(base, raw.count, Int32(kind), &out, &size)
+                                   : img_heif_metadata(base, raw.count, Int32(kind), &out, &size)
+        }
+        defer { img_free(out) }
+        guard found == 0, let out else { return nil }
+        return Data(bytes: out, count: size)
+    }
+
+    /// EXIF from a JPEG's APP1, a PNG's eXIf chunk, a HEIF Exif item or a WebP EXIF chunk.
+    static func exif(of data: Data, format: ImageFormat) -> ExifInfo {
+        guard let payload = exifPayload(of: data, format: format) else { return ExifInfo() }
         var raw = img_exif()
         let found = payload.withUnsafeBytes { img_exif_read($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count, &raw) }
         var exif = ExifInfo()
@@ -116,7 +145,9 @@ public enum Imaging {
             let s = withUnsafeBytes(of: field) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             return s.isEmpty ? nil : s
         }
-        exif.orientation = raw.orientation == 0 ? 1 : Int(raw.orientation)
+        // libheif applies a HEIF's rotation and mirroring (irot, imir) as it decodes; the EXIF
+        // orientation, which says the same, must not turn it again.
+        exif.orientation = raw.orientation == 0 || format.isHEIF ? 1 : Int(raw.orientation)
         exif.dateTimeOriginal = text(raw.date_time_original)
         exif.offsetTimeOriginal = text(raw.offset_time_original)
         exif.make = text(raw.make)

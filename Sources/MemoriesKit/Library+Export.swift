@@ -80,7 +80,9 @@ extension Library {
                 fail("its recorded SHA-256 '\(image.sha256)' is not a digest")
                 continue
             }
-            let ext: String? = options.format == .original ? nil : (options.format == .png ? "png" : "jpg")
+            // An original that must be shrunk but has no encoder here (HEIC, AVIF, WebP) becomes a JPEG.
+            let convertsOriginal = options.format == .original && options.maxSize != nil && !["jpeg", "png"].contains(image.format)
+            let ext: String? = options.format == .original ? (convertsOriginal ? "jpg" : nil) : (options.format == .png ? "png" : "jpg")
             let name = names.claim(image.filename, extension: ext)
             var written = image.byteCount
             var width = image.width, height = image.height

@@ -38,13 +38,15 @@ public struct ImportReport: Codable, Equatable {
     public var imported = 0
     public var duplicates = 0
     public var skipped = 0
+    /// Every skipped file with the reason (a video, a GIF, hidden, not an image…).
+    public var skippedFiles: [Rejection] = []
     public var rejected: [Rejection] = []
     /// Photos whose stored copy was damaged or missing and was rewritten from the file imported.
     public var repaired: [String] = []
 }
 
 extension Library {
-    /// Imports photos: every JPEG and PNG (by content) under `paths`, validated, thumbnailed and
+    /// Imports photos: every JPEG, PNG, HEIC, AVIF and WebP (by content) under `paths`, validated, thumbnailed and
     /// stored once; other files skipped; invalid images rejected with their reason.
     ///
     /// Work happens in batches: worker threads decode, thumbnail and hash a batch; this thread
@@ -56,10 +58,19 @@ extension Library {
         FileWalker().walk(paths, visit: { files.append($0) }, problem: { problem in
             switch problem {
             case .unreadable(let path, let reason): report.rejected.append(.init(path: path, reason: reason))
-            case .notFollowed: report.skipped += 1
+            case .notFollowed(let path, let reason):
+                report.skipped += 1
+                report.skippedFiles.append(.init(path: path, reason: reason))
             }
         })
-        let memory = try options.dryRun ? (try options.into.map(resolve)) : targetMemory(for: paths, options: options)
+        var memory: Memory?
+        var created = false
+        if options.dryRun {
+            memory = try options.into.map(resolve)
+        } else {
+            let target = try targetMemory(for: paths, options: options)
+            (memory, created) = (target.0, target.1)
+        }
         if let memory { report.memory = .init(id: memory.id.uuidString.lowercased(), title: memory.title) }
         var known = try memory.map(storedDigests(of:)) ?? []
         var done = 0
@@ -89,8 +100,9 @@ extension Library {
                 done += 1
                 progress?(done, files.count)
                 switch item {
-                case .skipped:
+                case .skipped(let path, let reason):
                     report.skipped += 1
+                    report.skippedFiles.append(.init(path: path, reason: reason))
                 case .rejected(let path, let reason):
                     report.rejected.append(.init(path: path, reason: reason))
                 case .image(let photo):
@@ -134,6 +146,13 @@ extension Library {
             }
         }
         if let memory, !options.dryRun, options.date == nil { try dateFromPhotos(memory) }
+        if let memory, created, report.imported == 0, report.duplicates == 0 {
+            // Nothing went in: the memory made for it goes, unless photos reached it meanwhile
+            // (another import of the same title), in one statement.
+            let key = memory.persistentModelID.primaryKey
+            try context.execute(#"DELETE FROM "Memory" WHERE "_pk" = \#(key) AND NOT EXISTS (SELECT 1 FROM "MemoryImage" WHERE "memory" = \#(key))"#)
+            if try context.query(#"SELECT 1 FROM "Memory" WHERE "_pk" = \#(key)"#).isEmpty { report.memory = nil }
+        }
         return report
     }
 
@@ -142,8 +161,9 @@ extension Library {
     /// Two imports creating the same title at once both insert; each then looks again, and the one
     /// whose row is not the oldest of that title deletes it and continues the oldest. Both agree
     /// on the oldest (the lowest key): its row committed before any other of the title.
-    func targetMemory(for paths: [String], options: ImportOptions) throws -> Memory {
-        if let into = options.into { return try resolve(into) }
+    /// Also says whether this call created it.
+    func targetMemory(for paths: [String], options: ImportOptions) throws -> (Memory, Bool) {
+        if let into = options.into { return (try resolve(into), false) }
         let title = options.title ?? URL(fileURLWithPath: paths.first ?? "Import").standardizedFileURL.lastPathComponent
         var existing = try memories(titled: title)
         // Two imports racing to create this title leave two rows for a moment, until the younger
@@ -152,7 +172,7 @@ extension Library {
             usleep(20_000)
             existing = try memories(titled: title)
         }
-        if existing.count == 1 { return existing[0] }
+        if existing.count == 1 { return (existing[0], false) }
         if existing.count > 1 { throw LibraryError.ambiguousMemory(title, candidates: existing.map(describe)) }
         let now = Date()
         let memory = Memory(title: title, date: options.date ?? now, notes: options.notes ?? "")
@@ -160,10 +180,10 @@ extension Library {
         context.insert(memory)
         try context.save()
         let raced = try memories(titled: title)
-        guard let oldest = raced.first, oldest !== memory else { return memory }
+        guard let oldest = raced.first, oldest !== memory else { return (memory, true) }
         context.delete(memory)
         try context.save()
-        return oldest
+        return (oldest, false)
     }
 
     /// The memories with exactly this title, oldest row first.
@@ -190,7 +210,7 @@ extension Library {
 
     enum Prepared {
         case image(Photo)
-        case skipped
+        case skipped(String, String)
         case rejected(String, String)
     }
 
@@ -207,7 +227,7 @@ extension Library {
     /// Reads, validates, thumbnails and hashes a batch on `jobs` threads; results in input order.
     static func prepareBatch(_ files: [FileWalker.Entry], options: ImportOptions) -> [Prepared] {
         let results = UnsafeMutableBufferPointer<Prepared>.allocate(capacity: files.count)
-        results.initialize(repeating: .skipped)
+        results.initialize(repeating: .skipped("", ""))
         defer {
             _ = results.deinitialize()  // releases each photo's bytes
             results.deallocate()
@@ -222,7 +242,7 @@ extension Library {
         return Array(results)
     }
 
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png"]
+    static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png", "heic", "heif", "hif", "avif", "webp"]
 
     static func prepare(_ file: FileWalker.Entry, options: ImportOptions) -> Prepared {
         let claimsImage = imageExtensions.contains((file.name as NSString).pathExtension.lowercased())
@@ -232,8 +252,9 @@ extension Library {
             return .rejected(file.display, reason)
         case .notAnImage(let header):
             // Content decides: a file that says it is a photo but is not one is rejected; others are skipped.
-            guard claimsImage else { return .skipped }
-            return .rejected(file.display, header.isEmpty ? "empty file (0 bytes)" : ImageError.unrecognized("not a JPEG or PNG image").reason)
+            let kind = ImageFormat.unsupportedKind(header)
+            guard claimsImage else { return .skipped(file.display, kind ?? "not an image") }
+            return .rejected(file.display, header.isEmpty ? "empty file (0 bytes)" : ImageError.unrecognized(kind ?? "not \(ImageFormat.acceptedNames)").reason)
         case .image(let bytes):
             data = bytes
         }

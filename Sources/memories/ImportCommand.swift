@@ -59,12 +59,24 @@ enum ImportCommand: Command {
         } else {
             for rejection in report.rejected { Output.error("rejected \(Output.escaped(rejection.path)): \(Output.escaped(rejection.reason))") }
             for path in report.repaired { Output.error("repaired the stored copy of \(Output.escaped(path)): it was damaged or missing") }
-            let title = report.memory.map { "'\(Output.escaped($0.title))' (\($0.id.prefix(8)))" } ?? "(dry run)"
+            let title = report.memory.map { "'\(Output.escaped($0.title))' (\($0.id.prefix(8)))" } ?? (options.dryRun ? "(dry run)" : "no memory")
             Output.print("\(options.dryRun ? "would import" : "imported") \(report.imported) photo\(report.imported == 1 ? "" : "s") into \(title); "
                          + "\(report.duplicates) already there, \(report.skipped) skipped, \(report.rejected.count) rejected")
+            if !report.skippedFiles.isEmpty { Output.print(skippedSummary(report.skippedFiles)) }
+            if report.memory == nil && !options.dryRun { Output.print("nothing was imported, so no memory was made") }
         }
         return report.rejected.isEmpty ? ExitCode.success : ExitCode.partialImport
     }
+}
+
+/// "skipped 4: 2 a video (QuickTime MOV), 1 a GIF image (GIF is not supported), 1 hidden; --json lists each file",
+/// the most common reason first.
+func skippedSummary(_ files: [ImportReport.Rejection]) -> String {
+    var counts: [String: Int] = [:]
+    for file in files { counts[file.reason, default: 0] += 1 }
+    let groups = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        .map { "\($0.value) \(Output.escaped($0.key))" }
+    return "skipped \(files.count): \(groups.joined(separator: ", ")); --json lists each file"
 }
 
 /// "512MB", "2G", "64k", "1000000" → bytes (K, M, G, T are powers of 1024; a trailing B is optional).

@@ -51,7 +51,7 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
 
 @Suite struct ImagingTests {
     @Test func theFixtureListIsComplete() {
-        #expect(expectations.count == 30)
+        #expect(expectations.count == 41)
     }
 
     @Test(arguments: expectations)
@@ -88,7 +88,12 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         #expect(try reason("bad/bomb.png") == "image 50000x50000 exceeds the 100 MP limit")
         #expect(try reason("bad/bomb.jpg") == "image 60000x60000 exceeds the 100 MP limit")
         #expect(try reason("bad/zero-bytes.jpg") == "empty file (0 bytes)")
-        #expect(try reason("bad/text.jpg").hasPrefix("not a JPEG or PNG image"))
+        #expect(try reason("bad/text.jpg").hasPrefix("not a JPEG, PNG, HEIC, AVIF or WebP image"))
+        #expect(try reason("bad/bomb.webp") == "image 16384x16384 exceeds the 100 MP limit")
+        #expect(try reason("good/photo.heic", limits: ImageLimits(maxPixels: 5000)) == "image 96x64 exceeds the 0.005 MP limit")
+        #expect(try reason("good/photo.webp", limits: ImageLimits(maxPixels: 5000)) == "image 96x64 exceeds the 0.005 MP limit")
+        #expect(try reason("bad/truncated.heic").hasPrefix("truncated HEIC"))
+        #expect(try reason("bad/truncated.webp").hasPrefix("truncated WebP"))
         #expect(try reason("bad/crc.png") == "corrupt PNG: IDAT: CRC error")
         #expect(try reason("good/photo.jpg", limits: ImageLimits(maxPixels: 5000)) == "image 96x64 exceeds the 0.005 MP limit")
     }
@@ -103,6 +108,40 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         #expect(near(colour(p, 0.75, 0.25), green), "top-right of orientation \(orientation)")
         #expect(near(colour(p, 0.25, 0.75), blue), "bottom-left of orientation \(orientation)")
         #expect(near(colour(p, 0.75, 0.75), white), "bottom-right of orientation \(orientation)")
+    }
+
+    /// A phone's HEIC: libheif turns the pixels upright by the file's `irot`; its EXIF orientation
+    /// (6, saying the same) is not applied a second time. A WebP has no transforms: EXIF turns it.
+    @Test(arguments: ["good/rotated.heic", "good/orientation-6.webp"])
+    func phoneFormatsComeOutUpright(_ file: String) throws {
+        let data = try Data(contentsOf: fixtures.appendingPathComponent(file))
+        let info = try Imaging.probe(data)
+        #expect(info.uprightWidth == 48 && info.uprightHeight == 32)
+        let thumb = try Imaging.thumbnail(of: data, maxSide: 48, quality: 95)
+        #expect(thumb.width == 48 && thumb.height == 32)
+        let p = try pixels(thumb.jpeg)
+        #expect(near(colour(p, 0.25, 0.25), red) && near(colour(p, 0.75, 0.25), green), "\(file)")
+        #expect(near(colour(p, 0.25, 0.75), blue) && near(colour(p, 0.75, 0.75), white), "\(file)")
+        let jpeg = try Imaging.reencode(data, as: .jpeg(quality: 95))
+        let again = try Imaging.probe(jpeg)
+        #expect(again.format == .jpeg && again.uprightWidth == 48 && again.uprightHeight == 32)
+        #expect(again.exif.dateTimeOriginal == "2024:06:06 10:00:00", "EXIF carried into the JPEG")
+    }
+
+    @Test func heicAndWebPExifIsRead() throws {
+        let heic = try Imaging.probe(try Data(contentsOf: fixtures.appendingPathComponent("good/rotated.heic")))
+        #expect(heic.exif.dateTimeOriginal == "2024:06:06 10:00:00" && heic.exif.offsetTimeOriginal == "+02:00")
+        #expect(heic.exif.make == "Fixture Camera" && heic.exif.orientation == 1)
+        let webp = try Imaging.probe(try Data(contentsOf: fixtures.appendingPathComponent("good/orientation-6.webp")))
+        #expect(webp.exif.model == "Model 6" && webp.exif.orientation == 6)
+    }
+
+    @Test func formatsNamedButNotSupportedSayWhatTheyAre() {
+        #expect(ImageFormat.unsupportedKind(Data("GIF89a\u{1}\u{0}\u{1}\u{0}\u{0}\u{0}".utf8)) == "a GIF image (GIF is not supported)")
+        #expect(ImageFormat.unsupportedKind(Data([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0])) == "a TIFF image (TIFF is not supported)")
+        #expect(ImageFormat.unsupportedKind(Data([0, 0, 0, 0x14]) + Data("ftypqt  ".utf8)) == "a video (QuickTime MOV)")
+        #expect(ImageFormat.unsupportedKind(Data([0, 0, 0, 0x18]) + Data("ftypmp42".utf8)) == "a video (MP4)")
+        #expect(ImageFormat.sniff(Data([0, 0, 0, 0x18]) + Data("ftypmp42".utf8)) == nil)
     }
 
     @Test func exifFieldsAreRead() throws {

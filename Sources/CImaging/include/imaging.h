@@ -1,4 +1,4 @@
-// CImaging: thin C wrappers over libjpeg-turbo, libpng and libexif.
+// CImaging: thin C wrappers over libjpeg-turbo, libpng, libheif, libwebp and libexif.
 //
 // Every entry point runs the library calls under a setjmp of its own: libjpeg's error_exit and
 // libpng's error callback longjmp back here, never across a Swift frame. Each returns 0 on
@@ -49,6 +49,23 @@ int img_jpeg_decode(const unsigned char *data, size_t size, int scale_denom, con
 /// Decodes to 8-bit RGB, alpha composited on white, 16-bit scaled, palette and grey expanded.
 int img_png_decode(const unsigned char *data, size_t size, const img_limits *limits,
                    img_info *info, unsigned char **pixels, int *width, int *height, img_result *result);
+
+/// HEIF/HEIC (and AVIF where libheif decodes it): the primary image, its rotation, mirroring and
+/// crop applied; info->width/height are the displayed size.
+int img_heif_probe(const unsigned char *data, size_t size, img_info *info, img_result *result);
+int img_heif_decode(const unsigned char *data, size_t size, const img_limits *limits,
+                    img_info *info, unsigned char **pixels, int *width, int *height, img_result *result);
+/// WebP, still or animated (info->progressive set; every frame is decoded, the first returned),
+/// alpha composited on white.
+int img_webp_probe(const unsigned char *data, size_t size, img_info *info, img_result *result);
+int img_webp_decode(const unsigned char *data, size_t size, const img_limits *limits,
+                    img_info *info, unsigned char **pixels, int *width, int *height, img_result *result);
+
+enum { IMG_META_EXIF = 1, IMG_META_ICC = 2 };
+/// A metadata block, malloc'ed in *out: EXIF as "Exif\0\0"+TIFF (what img_exif_read takes), or the
+/// ICC profile. Returns 0 when found.
+int img_heif_metadata(const unsigned char *data, size_t size, int kind, unsigned char **out, size_t *out_size);
+int img_webp_metadata(const unsigned char *data, size_t size, int kind, unsigned char **out, size_t *out_size);
 
 /// Encodes RGB. exif (the TIFF payload with its "Exif\0\0" header) is written as APP1 when given.
 int img_jpeg_encode(const unsigned char *rgb, int width, int height, int quality, int progressive,

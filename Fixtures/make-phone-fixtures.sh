@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# HEIC, AVIF and WebP fixtures, made from the JPEG and PNG fixtures by Debian's own encoders.
+# Needs: heif-enc (libheif-examples), cwebp and img2webp (webp), python3. Run by make-fixtures.sh;
+# can be run alone (it replaces its own files and its lines of EXPECTED.tsv).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+img="$here/images"
+good="$img/good" bad="$img/bad"
+rm -f "$good"/*.heic "$good"/*.avif "$good"/*.webp "$good/heic-named.jpg" "$bad"/*.heic "$bad"/*.webp
+
+heif-enc -q 90 "$good/photo.jpg" -o "$good/photo.heic" >/dev/null
+# As a phone writes it: pixels as the sensor saw them, an `irot` turning them upright, and the
+# EXIF orientation (6) saying the same again (which must not be applied twice).
+heif-enc -q 95 "$good/orientation-6.jpg" -o "$good/rotated.heic" >/dev/null
+python3 "$here/heif_rotate.py" "$good/rotated.heic" "$good/rotated.heic" 3
+cp "$good/photo.heic" "$good/heic-named.jpg"
+heif-enc -A -q 90 "$good/photo.jpg" -o "$good/photo.avif" >/dev/null
+cwebp -quiet -q 90 -metadata exif "$good/photo.jpg" -o "$good/photo.webp"
+cwebp -quiet -q 95 -metadata exif "$good/orientation-6.jpg" -o "$good/orientation-6.webp"
+cwebp -quiet -lossless "$good/rgba.png" -o "$good/lossless-alpha.webp"
+img2webp -loop 0 -lossless "$good/rgba.png" -d 100 "$good/palette.png" -o "$good/animated.webp" >/dev/null
+
+half() { head -c $(( $(stat -c %s "$1") / 2 )) "$1" > "$2"; }
+half "$good/photo.heic" "$bad/truncated.heic"
+half "$good/photo.webp" "$bad/truncated.webp"
+# A WebP whose header claims a 16384x16384 canvas (268 MP) and holds nothing else.
+python3 - "$bad/bomb.webp" <<'PY'
+import struct, sys
+vp8x = b"VP8X" + struct.pack("<I", 10) + bytes([0, 0, 0, 0]) + (16383).to_bytes(3, "little") + (16383).to_bytes(3, "little")
+open(sys.argv[1], "wb").write(b"RIFF" + struct.pack("<I", 4 + len(vp8x)) + b"WEBP" + vp8x)
+PY
+
+tsv="$img/EXPECTED.tsv"
+grep -v -E '\.(heic|avif|webp)|heic-named' "$tsv" > "$tsv.tmp" || true
+{
+  cat "$tsv.tmp"
+  echo -e "good/photo.heic\tok heic 96 64 1"
+  echo -e "good/rotated.heic\tok heic 48 32 1"
+  echo -e "good/heic-named.jpg\tok heic 96 64 1"
+  echo -e "good/photo.avif\tok avif 96 64 1"
+  echo -e "good/photo.webp\tok webp 96 64 1"
+  echo -e "good/orientation-6.webp\tok webp 32 48 6"
+  echo -e "good/lossless-alpha.webp\tok webp 48 32 1"
+  echo -e "good/animated.webp\tok webp 48 32 1"
+  echo -e "bad/truncated.heic\terror truncated"
+  echo -e "bad/truncated.webp\terror truncated"
+  echo -e "bad/bomb.webp\terror tooLarge"
+} > "$tsv"
+rm "$tsv.tmp"

@@ -1,0 +1,79 @@
+import Foundation
+import Imaging
+import Testing
+
+struct SkippedImportJSON: Decodable {
+    struct File: Decodable { var path: String; var reason: String }
+    var memory: ImportJSON.Ref?
+    var imported: Int
+    var skipped: Int
+    var skippedFiles: [File]
+    var rejected: [File]
+}
+
+/// A phone's folder through the built `memories`: HEIC, AVIF and WebP go in; damaged ones are
+/// rejected with reasons; GIF, videos and other files are skipped, each named.
+@Suite struct PhoneFolderTests {
+    func phoneFolder(_ box: Sandbox) throws -> URL {
+        let folder = box.url.appendingPathComponent("DCIM")
+        for (fixture, name) in [("good/rotated.heic", "IMG_0001.HEIC"), ("good/heic-named.jpg", "IMG_0002.jpg"),
+                                ("good/photo.webp", "shared.webp"), ("good/animated.webp", "sticker.webp"),
+                                ("good/photo.avif", "IMG_0003.avif"), ("bad/truncated.heic", "IMG_0004.HEIC"),
+                                ("bad/truncated.webp", "broken.webp")] {
+            _ = box.copy(fixtureImages.appendingPathComponent(fixture), to: "DCIM/\(name)")
+        }
+        try Data("GIF89a\u{1}\u{0}\u{1}\u{0}\u{0}\u{0}\u{0};".utf8).write(to: folder.appendingPathComponent("funny.gif"))
+        try (Data([0, 0, 0, 0x14]) + Data("ftypqt  \u{0}\u{0}\u{0}\u{0}qt  ".utf8)).write(to: folder.appendingPathComponent("IMG_0001.MOV"))
+        try Data("notes\n".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+        try Data("x".utf8).write(to: folder.appendingPathComponent(".DS_Store"))
+        return folder
+    }
+
+    @Test func heicAvifAndWebPAreImportedAndEverythingElseIsNamed() throws {
+        let box = Sandbox()
+        let folder = try phoneFolder(box)
+        let result = try box.run("import", folder.path, "--title", "Phone", "--json")
+        #expect(result.status == 2, "some files were rejected: \(result.stderr)")
+        let report = try result.json(SkippedImportJSON.self)
+        #expect(report.imported == 5)
+        let rejected = Dictionary(uniqueKeysWithValues: report.rejected.map { (URL(fileURLWithPath: $0.path).lastPathComponent, $0.reason) })
+        #expect(rejected["IMG_0004.HEIC"]?.hasPrefix("truncated HEIC") == true, "\(rejected)")
+        #expect(rejected["broken.webp"]?.hasPrefix("truncated WebP") == true, "\(rejected)")
+        let skipped = Dictionary(uniqueKeysWithValues: report.skippedFiles.map { (URL(fileURLWithPath: $0.path).lastPathComponent, $0.reason) })
+        #expect(skipped == ["funny.gif": "a GIF image (GIF is not supported)", "IMG_0001.MOV": "a video (QuickTime MOV)",
+                            "notes.txt": "not an image", ".DS_Store": "hidden"])
+        #expect(report.skipped == 4)
+
+        let show = try box.run("show", "Phone", "--json").json(ShowJSON.self)
+        let byName = Dictionary(uniqueKeysWithValues: show.images.map { ($0.filename, $0) })
+        let rotated = try #require(byName["IMG_0001.HEIC"])
+        #expect(rotated.format == "heic" && rotated.width == 48 && rotated.height == 32, "as displayed, the irot applied")
+        #expect(rotated.takenAt == "2024-06-06T08:00:00Z", "EXIF read from the HEIF Exif item")
+        #expect(byName["IMG_0002.jpg"]?.format == "heic", "recognised by content, not by name")
+        #expect(byName["IMG_0003.avif"]?.format == "avif" && byName["sticker.webp"]?.format == "webp")
+
+        // Originals come out byte for byte; --format jpeg converts them, upright.
+        let originals = box.url.appendingPathComponent("originals")
+        #expect(try box.run("export", "Phone", originals.path).status == 0)
+        #expect(try sha256(originals.appendingPathComponent("IMG_0001.HEIC")) == sha256(folder.appendingPathComponent("IMG_0001.HEIC")))
+        let jpegs = box.url.appendingPathComponent("jpegs")
+        #expect(try box.run("export", "Phone", jpegs.path, "--format", "jpeg").status == 0)
+        let converted = try Imaging.probe(try Data(contentsOf: jpegs.appendingPathComponent("IMG_0001.jpg")))
+        #expect(converted.format == .jpeg && converted.uprightWidth == 48 && converted.uprightHeight == 32)
+        #expect(converted.exif.dateTimeOriginal == "2024:06:06 10:00:00")
+    }
+
+    @Test func anImportOfNothingMakesNoMemoryAndSaysWhatItSkipped() throws {
+        let box = Sandbox()
+        let folder = box.url.appendingPathComponent("Clips")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("GIF89a\u{1}\u{0}\u{1}\u{0}\u{0}\u{0}\u{0};".utf8).write(to: folder.appendingPathComponent("a.gif"))
+        try Data("GIF87a\u{1}\u{0}\u{1}\u{0}\u{0}\u{0}\u{0};".utf8).write(to: folder.appendingPathComponent("b.gif"))
+        try (Data([0, 0, 0, 0x18]) + Data("ftypmp42\u{0}\u{0}\u{0}\u{0}mp42isom".utf8)).write(to: folder.appendingPathComponent("c.mp4"))
+        let result = try box.run("import", folder.path)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("skipped 3: 2 a GIF image (GIF is not supported), 1 a video (MP4); --json lists each file"), "\(result.stdout)")
+        #expect(result.stdout.contains("no memory was made"))
+        #expect(try box.run("list", "--json").json([ListJSON].self).isEmpty)
+    }
+}
