@@ -1,5 +1,6 @@
 // libFuzzer harness for the C image wrapper: every input goes through probe, full and scaled
-// decode, EXIF reading, resize, orientation and both encoders, as an import and an export would.
+// decode (JPEG, PNG, HEIF, WebP by signature), EXIF and ICC reading, resize, orientation and both
+// encoders, as an import and an export would.
 // Built by scripts/fuzz-imaging.sh with -fsanitize=fuzzer,address,undefined.
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,6 +25,24 @@ static void exercise(const unsigned char *rgb, int w, int h) {
     free(turned);
 }
 
+// A HEIF or WebP file's EXIF and ICC blocks, the EXIF then read as an import reads it.
+static void metadata(int (*read)(const unsigned char *, size_t, int, unsigned char **, size_t *),
+                     const uint8_t *data, size_t size) {
+    for (int kind = IMG_META_EXIF; kind <= IMG_META_ICC; kind++) {
+        unsigned char *block = NULL;
+        size_t block_size = 0;
+        if (read(data, size, kind, &block, &block_size) != 0) continue;
+        if (kind == IMG_META_EXIF) {
+            img_exif exif;
+            img_exif_read(block, block_size, &exif);
+            unsigned char *normalized = NULL;
+            size_t normalized_size = 0;
+            if (img_exif_normalized(block, block_size, &normalized, &normalized_size) == 0) img_free(normalized);
+        }
+        img_free(block);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     img_info info;
     img_result result;
@@ -44,6 +63,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 pixels = NULL;
             }
         }
+    } else if (size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0) {
+        img_webp_probe(data, size, &info, &result);
+        if (img_webp_decode(data, size, &limits, &info, &pixels, &w, &h, &result) == IMG_OK) {
+            exercise(pixels, w, h);
+            img_free(pixels);
+        }
+        metadata(img_webp_metadata, data, size);
+    } else if (size >= 12 && memcmp(data + 4, "ftyp", 4) == 0) {
+        img_heif_probe(data, size, &info, &result);
+        if (img_heif_decode(data, size, &limits, &info, &pixels, &w, &h, &result) == IMG_OK) {
+            exercise(pixels, w, h);
+            img_free(pixels);
+        }
+        metadata(img_heif_metadata, data, size);
     } else {
         img_png_probe(data, size, &info, &result);
         if (img_png_decode(data, size, &limits, &info, &pixels, &w, &h, &result) == IMG_OK) {

@@ -12,9 +12,10 @@ out=.build/fuzz
 mkdir -p "$out/corpus" "$out/crashes"
 clang=$(command -v clang || echo /opt/swift/usr/bin/clang)
 "$clang" -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I Sources/CImaging/include -I /usr/include/libpng16 \
+  -I Sources/CImaging/include -I /usr/include/libpng16 -I /usr/include/x86_64-linux-gnu \
   Fuzz/imaging_fuzzer.c Sources/CImaging/jpeg.c Sources/CImaging/png.c Sources/CImaging/pixels.c Sources/CImaging/exif.c \
-  -ljpeg -lpng16 -lexif -o "$out/imaging_fuzzer" 2> "$out/build.log" || { cat "$out/build.log"; exit 1; }
+  Sources/CImaging/heif.c Sources/CImaging/webp.c \
+  -ljpeg -lpng16 -lexif -lheif -lwebp -lwebpdemux -o "$out/imaging_fuzzer" 2> "$out/build.log" || { cat "$out/build.log"; exit 1; }
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 case "$mode" in

@@ -1,5 +1,6 @@
 // libheif: probe, decode (to 8-bit RGB, the image's rotation and mirroring applied) and metadata.
-// libheif reports errors as values; nothing longjmps. Every path releases what it allocated.
+// libheif reports errors as values; nothing longjmps. Every path releases what it allocated. An
+// error's message belongs to the context that made it: it is copied before the context is freed.
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -28,9 +29,11 @@ static int open_primary(const unsigned char *data, size_t size, struct heif_cont
     struct heif_error error = heif_context_read_from_memory_without_copy(*ctx, data, size, NULL);
     if (error.code == heif_error_Ok) error = heif_context_get_primary_image_handle(*ctx, handle);
     if (error.code != heif_error_Ok) {
+        // The message lives in the context: copy it before the context goes.
+        int status = fail(result, error);
         heif_context_free(*ctx);
         *ctx = NULL;
-        return fail(result, error);
+        return status;
     }
     // The size as displayed: after the file's rotation (irot), mirroring (imir) and crop (clap).
     info->width = heif_image_handle_get_width(*handle);
@@ -70,9 +73,10 @@ int img_heif_decode(const unsigned char *data, size_t size, const img_limits *li
     struct heif_image *image = NULL;
     struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, NULL);
     if (error.code != heif_error_Ok) {
+        status = fail(result, error);
         heif_image_handle_release(handle);
         heif_context_free(ctx);
-        return fail(result, error);
+        return status;
     }
     int w = heif_image_get_width(image, heif_channel_interleaved);
     int h = heif_image_get_height(image, heif_channel_interleaved);
