@@ -17,6 +17,7 @@ clang=$(command -v clang || echo /opt/swift/usr/bin/clang)
   Sources/CImaging/heif.c Sources/CImaging/webp.c \
   -ljpeg -lpng16 -lexif -lheif -lwebp -lwebpdemux -o "$out/imaging_fuzzer" 2> "$out/build.log" || { cat "$out/build.log"; exit 1; }
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export LSAN_OPTIONS=suppressions=$(pwd)/Fuzz/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 case "$mode" in
   check)

@@ -18,15 +18,16 @@ public final class MemoryImage {
     /// The original file name (last path component, as imported).
     public var filename: String
     public var sha256: String
-    /// "jpeg" or "png".
+    /// "jpeg", "png", "heic", "avif" or "webp" (`ImageFormat`'s raw value).
     public var format: String
-    /// As stored in the file, before orientation.
+    /// As the decoder gives it: for JPEG, PNG and WebP as stored, before the EXIF orientation;
+    /// for HEIC and AVIF as displayed (their rotation applied), with `orientation` 1.
     public var width: Int
     public var height: Int
     public var byteCount: Int
     /// EXIF DateTimeOriginal (at its offset, or read as UTC).
     public var takenAt: Date?
-    /// EXIF orientation 1–8.
+    /// EXIF orientation 1–8 (1 for HEIC and AVIF, whose decoder turns the pixels itself).
     public var orientation: Int = 1
     public var cameraMake: String?
     public var cameraModel: String?
