@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # HEIC, AVIF and WebP fixtures, made from the JPEG and PNG fixtures by Debian's own encoders.
-# Needs: heif-enc (libheif-examples), cwebp and img2webp (webp), python3. Run by make-fixtures.sh;
+# Needs: heif-enc (libheif-examples), cwebp and img2webp (webp), exiftool, python3. Run by make-fixtures.sh;
 # can be run alone (it replaces its own files and its lines of EXPECTED.tsv).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 img="$here/images"
 good="$img/good" bad="$img/bad"
-rm -f "$good"/*.heic "$good"/*.avif "$good"/*.webp "$good/heic-named.jpg" "$bad"/*.heic "$bad"/*.webp
+rm -f "$good"/*.heic "$good"/*.avif "$good"/*.webp "$good/heic-named.jpg" "$bad"/*.heic "$bad"/*.webp "$good"/private.*
 
 heif-enc -q 90 "$good/photo.jpg" -o "$good/photo.heic" >/dev/null
 # As a phone writes it: pixels as the sensor saw them, an `irot` turning them upright, and the
@@ -20,6 +20,14 @@ cwebp -quiet -q 95 -metadata exif "$good/orientation-6.jpg" -o "$good/orientatio
 cwebp -quiet -lossless "$good/rgba.png" -o "$good/lossless-alpha.webp"
 img2webp -loop 0 -lossless "$good/rgba.png" -d 100 "$good/palette.png" -o "$good/animated.webp" >/dev/null
 
+# Metadata that --strip-metadata must remove: GPS, XMP, a comment (JPEG, turned by orientation 6);
+# EXIF and text chunks (PNG).
+cp "$good/orientation-6.jpg" "$good/private.jpg"
+exiftool -q -overwrite_original -GPSLatitude=47.37 -GPSLatitudeRef=N -GPSLongitude=8.54 -GPSLongitudeRef=E \
+  -XMP-dc:Description="secret place" -Comment="a comment" "$good/private.jpg"
+cp "$good/rgba.png" "$good/private.png"
+exiftool -q -overwrite_original -Make="Private Camera" -PNG:Comment="secret place" "$good/private.png"
+
 half() { head -c $(( $(stat -c %s "$1") / 2 )) "$1" > "$2"; }
 half "$good/photo.heic" "$bad/truncated.heic"
 half "$good/photo.webp" "$bad/truncated.webp"
@@ -31,7 +39,7 @@ open(sys.argv[1], "wb").write(b"RIFF" + struct.pack("<I", 4 + len(vp8x)) + b"WEB
 PY
 
 tsv="$img/EXPECTED.tsv"
-grep -v -E '\.(heic|avif|webp)|heic-named' "$tsv" > "$tsv.tmp" || true
+grep -v -E '\.(heic|avif|webp)|heic-named|private\.' "$tsv" > "$tsv.tmp" || true
 {
   cat "$tsv.tmp"
   echo -e "good/photo.heic\tok heic 96 64 1"
@@ -42,6 +50,8 @@ grep -v -E '\.(heic|avif|webp)|heic-named' "$tsv" > "$tsv.tmp" || true
   echo -e "good/orientation-6.webp\tok webp 32 48 6"
   echo -e "good/lossless-alpha.webp\tok webp 48 32 1"
   echo -e "good/animated.webp\tok webp 48 32 1"
+  echo -e "good/private.jpg\tok jpeg 32 48 6"
+  echo -e "good/private.png\tok png 48 32 1"
   echo -e "bad/truncated.heic\terror truncated"
   echo -e "bad/truncated.webp\terror truncated"
   echo -e "bad/bomb.webp\terror tooLarge"

@@ -80,15 +80,27 @@ extension Library {
                 fail("its recorded SHA-256 '\(image.sha256)' is not a digest")
                 continue
             }
-            // An original that must be shrunk but has no encoder here (HEIC, AVIF, WebP) becomes a JPEG.
-            let convertsOriginal = options.format == .original && options.maxSize != nil && !["jpeg", "png"].contains(image.format)
+            // An original that must be shrunk or stripped but has no encoder here (HEIC, AVIF, WebP) becomes a JPEG.
+            let convertsOriginal = options.format == .original && (options.maxSize != nil || options.stripMetadata)
+                && !["jpeg", "png"].contains(image.format)
             let ext: String? = options.format == .original ? (convertsOriginal ? "jpg" : nil) : (options.format == .png ? "png" : "jpg")
             let name = names.claim(image.filename, extension: ext)
             var written = image.byteCount
             var width = image.width, height = image.height
             var original: Data?
+            var writtenFormat = options.format == .original ? (convertsOriginal ? "jpeg" : image.format) : options.format.rawValue
             do {
-                if options.format == .original && options.maxSize == nil {
+                if options.format == .original && options.maxSize == nil && options.stripMetadata {
+                    // Metadata removed without re-encoding where the format allows it (JPEG, PNG).
+                    let bytes = try blobs.read(digest, verify: true)
+                    original = bytes
+                    let stripped = try Imaging.strippingMetadata(bytes, limits: .default)
+                    try dest.write(name, stripped.data)
+                    let info = try Imaging.probe(stripped.data)
+                    (written, width, height) = (stripped.data.count, info.width, info.height)
+                    writtenFormat = stripped.format.rawValue
+                    if let note = stripped.note { manifest.warnings.append(.init(originalFilename: image.filename, reason: note)) }
+                } else if options.format == .original && options.maxSize == nil {
                     // Streamed; the hash is checked after the last chunk, before the file gets its name.
                     try dest.write(name) { sink in try blobs.read(digest, verify: true, chunk: sink) }
                 } else {
@@ -120,8 +132,8 @@ extension Library {
                 if let warning { manifest.warnings.append(.init(originalFilename: image.filename, reason: warning)) }
             }
             manifest.files.append(.init(file: name, thumbnail: thumbName, originalFilename: image.filename, sha256: image.sha256,
-                                        format: options.format == .original ? image.format : options.format.rawValue,
-                                        width: width, height: height, bytes: written, takenAt: image.takenAt.map(Formats.iso)))
+                                        format: writtenFormat, width: width, height: height, bytes: written,
+                                        takenAt: options.stripMetadata ? nil : image.takenAt.map(Formats.iso)))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -1,0 +1,122 @@
+import Foundation
+
+extension Imaging {
+    /// A copy of an image without its metadata, and what was done to get it.
+    public struct Stripped: Sendable {
+        public var data: Data
+        public var format: ImageFormat
+        /// Set when the image had to be re-encoded (HEIC, AVIF, WebP: no lossless strip here).
+        public var note: String?
+    }
+
+    /// Removes EXIF (with GPS), XMP, IPTC, comments and text without touching the pixels where
+    /// the format allows it:
+    /// - JPEG: every APP1 (EXIF, XMP), APP3–APP13 and APP15 segment and COM are dropped; JFIF (APP0),
+    ///   the ICC profile (APP2) and Adobe's colour transform (APP14) stay; the entropy-coded data is
+    ///   copied as it is, so the decoded pixels are identical. An orientation other than 1 is kept
+    ///   as the only EXIF tag, so the photo still shows upright.
+    /// - PNG: the eXIf, tEXt, iTXt, zTXt and tIME chunks are dropped (an orientation other than 1
+    ///   is kept as a minimal eXIf).
+    /// - HEIC, AVIF, WebP: re-encoded as JPEG (upright, without metadata), and `note` says so.
+    public static func strippingMetadata(_ data: Data, quality: Int = 92, limits: ImageLimits = .default) throws -> Stripped {
+        let info = try probe(data)
+        switch info.format {
+        case .jpeg:
+            return Stripped(data: try strippedJPEG(data, orientation: info.exif.orientation), format: .jpeg)
+        case .png:
+            return Stripped(data: try strippedPNG(data, orientation: info.exif.orientation), format: .png)
+        case .heic, .avif, .webp:
+            let jpeg = try reencode(data, as: .jpeg(quality: quality), keepMetadata: false, limits: limits)
+            return Stripped(data: jpeg, format: .jpeg,
+                            note: "converted from \(info.format.displayName) to JPEG to remove its metadata (no lossless way here)")
+        }
+    }
+
+    /// "Exif\0\0" and a big-endian TIFF block holding one tag: the orientation.
+    static func orientationOnlyExif(_ orientation: Int) -> Data {
+        var tiff: [UInt8] = Array("MM".utf8) + [0, 42, 0, 0, 0, 8]  // header, IFD0 at 8
+        tiff += [0, 1]                                             // one entry
+        tiff += [0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, UInt8(orientation), 0, 0]  // 0x0112 SHORT ×1
+        tiff += [0, 0, 0, 0]                                       // no next IFD
+        return Data("Exif\0\0".utf8) + Data(tiff)
+    }
+
+    static func strippedJPEG(_ data: Data, orientation: Int) throws -> Data {
+        let bytes = [UInt8](data)
+        var out: [UInt8] = [0xFF, 0xD8]
+        var i = 2
+        var wroteOrientation = false
+        func orientationSegment() {
+            guard !wroteOrientation, orientation != 1 else { return }
+            let payload = [UInt8](orientationOnlyExif(orientation))
+            out += [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+            wroteOrientation = true
+        }
+        while i + 4 <= bytes.count {
+            guard bytes[i] == 0xFF else { throw ImageError.corrupt(.jpeg, "a marker was expected at byte \(i)") }
+            let marker = bytes[i + 1]
+            if marker == 0xFF { i += 1; continue }  // fill byte
+            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            guard length >= 2, i + 2 + length <= bytes.count else { throw ImageError.truncated(.jpeg, "a segment runs past the end") }
+            if marker == 0xDA {
+                // Start of scan: from here to the end (entropy-coded data, later scans, EOI) as it is.
+                orientationSegment()
+                out += bytes[i...]
+                return Data(out)
+            }
+            let keep = marker == 0xE0 || marker == 0xE2 || marker == 0xEE || !(0xE1...0xEF).contains(marker) && marker != 0xFE
+            if marker != 0xE0 { orientationSegment() }  // after JFIF, before the rest
+            if keep { out += bytes[i..<(i + 2 + length)] }
+            i += 2 + length
+        }
+        throw ImageError.truncated(.jpeg, "no image data (start of scan) found")
+    }
+
+    static func strippedPNG(_ data: Data, orientation: Int) throws -> Data {
+        let bytes = [UInt8](data)
+        var out = Array(bytes[0..<8])
+        var i = 8
+        let dropped: Set<String> = ["eXIf", "tEXt", "iTXt", "zTXt", "tIME"]
+        while i + 12 <= bytes.count {
+            let length = Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            let end = i + 12 + length
+            guard length >= 0, end <= bytes.count else { throw ImageError.truncated(.png, "a chunk runs past the end") }
+            let type = String(decoding: bytes[(i + 4)..<(i + 8)], as: UTF8.self)
+            if type == "IDAT" && orientation != 1 {
+                out += chunk("eXIf", [UInt8](orientationOnlyExif(orientation).dropFirst(6)))
+            }
+            if !dropped.contains(type) { out += bytes[i..<end] }
+            if type == "IDAT" {
+                // Everything from the first image data on is kept as it is, except the dropped chunks.
+                var j = end
+                while j + 12 <= bytes.count {
+                    let n = Int(bytes[j]) << 24 | Int(bytes[j + 1]) << 16 | Int(bytes[j + 2]) << 8 | Int(bytes[j + 3])
+                    let e = j + 12 + n
+                    guard n >= 0, e <= bytes.count else { throw ImageError.truncated(.png, "a chunk runs past the end") }
+                    if !dropped.contains(String(decoding: bytes[(j + 4)..<(j + 8)], as: UTF8.self)) { out += bytes[j..<e] }
+                    j = e
+                }
+                return Data(out)
+            }
+            i = end
+        }
+        throw ImageError.truncated(.png, "no image data (IDAT) found")
+    }
+
+    /// A PNG chunk: length, type, data, CRC-32 of type and data.
+    static func chunk(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + payload
+        let n = UInt32(payload.count), crc = crc32(body)
+        return [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] + body
+            + [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Imaging
+import Testing
+
+struct ManifestJSON: Decodable {
+    struct File: Decodable { var file: String; var format: String; var takenAt: String? }
+    struct Note: Decodable { var originalFilename: String; var reason: String }
+    var files: [File]
+    var warnings: [Note]
+}
+
+/// `export --strip-metadata` without `--format` strips: JPEG and PNG losslessly, HEIC by converting.
+@Suite struct StripMetadataTests {
+    /// The pixels as decoded, upright, written as PNG (a deterministic encoding of them).
+    func pixels(_ data: Data) throws -> Data { try Imaging.reencode(data, as: .png) }
+
+    @Test func strippingRemovesGPSXMPAndTextButNotOnePixel() throws {
+        let box = Sandbox()
+        for name in ["private.jpg", "private.png", "rotated.heic"] {
+            _ = box.copy(fixtureImages.appendingPathComponent("good/\(name)"), to: "in/\(name)")
+        }
+        #expect(try box.run("import", box.url.appendingPathComponent("in").path, "--title", "Private").status == 0)
+        let out = box.url.appendingPathComponent("out")
+        let result = try box.run("export", "Private", out.path, "--strip-metadata")
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let original = try Data(contentsOf: fixtureImages.appendingPathComponent("good/private.jpg"))
+        let jpeg = try Data(contentsOf: out.appendingPathComponent("private.jpg"))
+        #expect(try pixels(jpeg) == pixels(original), "the entropy-coded data is copied as it is")
+        for secret in ["secret place", "a comment", "http://ns.adobe.com/xap/1.0/", "Fixture Camera", "2024:06:06"] {
+            #expect(jpeg.range(of: Data(secret.utf8)) == nil, "\(secret) is gone")
+        }
+        let info = try Imaging.probe(jpeg)
+        #expect(info.exif.orientation == 6 && info.exif.make == nil && info.exif.dateTimeOriginal == nil, "only the orientation stays")
+        #expect(original.count - jpeg.count > 300)
+
+        let png = try Data(contentsOf: out.appendingPathComponent("private.png"))
+        #expect(try pixels(png) == pixels(try Data(contentsOf: fixtureImages.appendingPathComponent("good/private.png"))))
+        #expect(png.range(of: Data("tEXt".utf8)) == nil && png.range(of: Data("secret place".utf8)) == nil)
+
+        let heic = try Imaging.probe(try Data(contentsOf: out.appendingPathComponent("rotated.jpg")))
+        #expect(heic.format == .jpeg && heic.uprightWidth == 48 && heic.exif.dateTimeOriginal == nil)
+        let manifest = try JSONDecoder().decode(ManifestJSON.self, from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        #expect(manifest.files.allSatisfy { $0.takenAt == nil }, "no capture times in a stripped export")
+        #expect(manifest.files.first { $0.file == "rotated.jpg" }?.format == "jpeg")
+        #expect(manifest.warnings.map(\.reason) == ["converted from HEIC to JPEG to remove its metadata (no lossless way here)"])
+        #expect(result.stderr.isEmpty || !result.stderr.contains("error"))
+    }
+}
