@@ -10,6 +10,14 @@
 static int fail(img_result *result, struct heif_error error) {
     snprintf(result->message, sizeof result->message, "%s", error.message ? error.message : "libheif error");
     if (error.subcode == heif_suberror_End_of_data) return result->status = IMG_ETRUNCATED;
+    if (error.subcode == heif_suberror_Security_limit_exceeded) {
+        const char *found = error.message ? strstr(error.message, "Image size") : NULL;
+        char detail[150];
+        snprintf(detail, sizeof detail, "%s", found ? found : "a security limit of libheif");
+        for (size_t n = strlen(detail); n > 0 && (detail[n - 1] == '\n' || detail[n - 1] == ' ' || detail[n - 1] == ')'); n--) detail[n - 1] = 0;
+        snprintf(result->message, sizeof result->message, "over the pixel limit (%s)", detail);
+        return result->status = IMG_ETOOLARGE;
+    }
     if (error.code == heif_error_Memory_allocation_error) return result->status = IMG_ENOMEM;
     if (error.code == heif_error_Unsupported_filetype || error.code == heif_error_Unsupported_feature)
         return result->status = IMG_EUNSUPPORTED;
@@ -17,7 +25,7 @@ static int fail(img_result *result, struct heif_error error) {
 }
 
 // Opens the file's primary image. On success the caller releases *handle and frees *ctx.
-static int open_primary(const unsigned char *data, size_t size, struct heif_context **ctx,
+static int open_primary(const unsigned char *data, size_t size, const img_limits *limits, struct heif_context **ctx,
                         struct heif_image_handle **handle, img_info *info, img_result *result) {
     memset(info, 0, sizeof *info);
     result->status = IMG_OK;
@@ -26,6 +34,12 @@ static int open_primary(const unsigned char *data, size_t size, struct heif_cont
     *handle = NULL;
     *ctx = heif_context_alloc();
     if (!*ctx) return result->status = IMG_ENOMEM;
+    // libheif's own limit, which it checks on every image it builds (a grid's output size, each
+    // tile): max_pixels as the square of a width. The declared sizes are checked again below.
+    long long max_pixels = limits && limits->max_pixels > 0 ? limits->max_pixels : 100000000;
+    int side = 1;
+    while ((long long)(side + 1) * (side + 1) <= max_pixels && side < 1 << 16) side++;
+    heif_context_set_maximum_image_size_limit(*ctx, side);
     struct heif_error error = heif_context_read_from_memory_without_copy(*ctx, data, size, NULL);
     if (error.code == heif_error_Ok) error = heif_context_get_primary_image_handle(*ctx, handle);
     if (error.code != heif_error_Ok) {
@@ -46,7 +60,7 @@ static int open_primary(const unsigned char *data, size_t size, struct heif_cont
 int img_heif_probe(const unsigned char *data, size_t size, img_info *info, img_result *result) {
     struct heif_context *ctx;
     struct heif_image_handle *handle;
-    int status = open_primary(data, size, &ctx, &handle, info, result);
+    int status = open_primary(data, size, NULL, &ctx, &handle, info, result);
     if (status != IMG_OK) return status;
     heif_image_handle_release(handle);
     heif_context_free(ctx);
@@ -58,7 +72,7 @@ int img_heif_decode(const unsigned char *data, size_t size, const img_limits *li
     *pixels = NULL;
     struct heif_context *ctx;
     struct heif_image_handle *handle;
-    int status = open_primary(data, size, &ctx, &handle, info, result);
+    int status = open_primary(data, size, limits, &ctx, &handle, info, result);
     if (status != IMG_OK) return status;
     // Both the displayed and the coded size count: rotation swaps them, a crop can hide a huge image.
     long long coded = (long long)heif_image_handle_get_ispe_width(handle) * heif_image_handle_get_ispe_height(handle);
@@ -105,7 +119,7 @@ int img_heif_metadata(const unsigned char *data, size_t size, int kind, unsigned
     img_result result;
     struct heif_context *ctx;
     struct heif_image_handle *handle;
-    if (open_primary(data, size, &ctx, &handle, &info, &result) != IMG_OK) return -1;
+    if (open_primary(data, size, NULL, &ctx, &handle, &info, &result) != IMG_OK) return -1;
     int found = -1;
     if (kind == IMG_META_EXIF) {
         heif_item_id id;

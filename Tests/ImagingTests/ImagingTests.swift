@@ -51,7 +51,7 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
 
 @Suite struct ImagingTests {
     @Test func theFixtureListIsComplete() {
-        #expect(expectations.count == 43)
+        #expect(expectations.count == 44)
     }
 
     @Test(arguments: expectations)
@@ -90,9 +90,10 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         #expect(try reason("bad/zero-bytes.jpg") == "empty file (0 bytes)")
         #expect(try reason("bad/text.jpg").hasPrefix("not a JPEG, PNG, HEIC, AVIF or WebP image"))
         #expect(try reason("bad/bomb.webp") == "image 16384x16384 exceeds the 100 MP limit")
-        #expect(try reason("good/photo.heic", limits: ImageLimits(maxPixels: 5000)) == "image 96x64 exceeds the 0.005 MP limit")
+        #expect(try reason("good/photo.heic", limits: ImageLimits(maxPixels: 5000)) == "over the pixel limit (Image size 96x64 exceeds the maximum image size 70x70)")
         #expect(try reason("good/photo.webp", limits: ImageLimits(maxPixels: 5000)) == "image 96x64 exceeds the 0.005 MP limit")
         #expect(try reason("bad/truncated.heic").hasPrefix("truncated HEIC"))
+        #expect(try reason("bad/grid-bomb.heic") == "over the pixel limit (Image size 28001x27756 exceeds the maximum image size 10000x10000)")
         #expect(try reason("bad/truncated.webp").hasPrefix("truncated WebP"))
         #expect(try reason("bad/crc.png") == "corrupt PNG: IDAT: CRC error")
         #expect(try reason("good/photo.jpg", limits: ImageLimits(maxPixels: 5000)) == "image 96x64 exceeds the 0.005 MP limit")
