@@ -90,7 +90,7 @@ let package = Package(
             name: "CImaging",
             cSettings: [.unsafeFlags(["-I/usr/include/libpng16", "-I/usr/include/x86_64-linux-gnu", "-Wall", "-Wextra", "-Wno-unused-parameter"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("exif"), .linkedLibrary("heif"),
-                             .linkedLibrary("webp"), .linkedLibrary("webpdemux")]
+                             .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("expat")]
         ),
         .target(name: "Imaging", dependencies: ["CImaging"]),
         .executableTarget(name: "blob-tool", dependencies: ["BlobStore"]),

@@ -6,7 +6,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 img="$here/images"
 good="$img/good" bad="$img/bad"
-rm -f "$good"/*.heic "$good"/*.avif "$good"/*.webp "$good/heic-named.jpg" "$bad/truncated.heic" "$bad"/*.webp "$good"/private.*
+rm -f "$good"/*.heic "$good"/*.avif "$good"/*.webp "$good/heic-named.jpg" "$bad/truncated.heic" "$bad"/*.webp "$good"/private.* "$good"/date-*
 # Kept as found: bad/grid-bomb.heic, a 3.6 kB file the fuzzer made whose grid declares 28001x27756.
 
 heif-enc -q 90 "$good/photo.jpg" -o "$good/photo.heic" >/dev/null
@@ -29,6 +29,17 @@ exiftool -q -overwrite_original -GPSLatitude=47.37 -GPSLatitudeRef=N -GPSLongitu
 cp "$good/rgba.png" "$good/private.png"
 exiftool -q -overwrite_original -Make="Private Camera" -PNG:Comment="secret place" "$good/private.png"
 
+# Capture times: EXIF at +02:00 just after midnight (a different day in UTC), with a fraction of a
+# second; only in XMP (JPEG: exif:DateTimeOriginal; PNG: xmp:CreateDate).
+cp "$good/photo.jpg" "$good/date-zurich-night.jpg"
+exiftool -q -overwrite_original -DateTimeOriginal="2024:06:13 00:30:00" -OffsetTimeOriginal="+02:00" \
+  -SubSecTimeOriginal=250 "$good/date-zurich-night.jpg"
+cp "$good/photo.jpg" "$good/date-xmp-only.jpg"
+exiftool -q -overwrite_original -all= "$good/date-xmp-only.jpg"
+exiftool -q -overwrite_original -XMP-exif:DateTimeOriginal="2024-06-13T23:30:00+02:00" "$good/date-xmp-only.jpg"
+cp "$good/rgba.png" "$good/date-xmp-only.png"
+exiftool -q -overwrite_original -XMP-xmp:CreateDate="2024-06-14T08:15:00-07:00" "$good/date-xmp-only.png"
+
 half() { head -c $(( $(stat -c %s "$1") / 2 )) "$1" > "$2"; }
 half "$good/photo.heic" "$bad/truncated.heic"
 half "$good/photo.webp" "$bad/truncated.webp"
@@ -40,7 +51,7 @@ open(sys.argv[1], "wb").write(b"RIFF" + struct.pack("<I", 4 + len(vp8x)) + b"WEB
 PY
 
 tsv="$img/EXPECTED.tsv"
-grep -v -E '\.(heic|avif|webp)|heic-named|private\.' "$tsv" > "$tsv.tmp" || true
+grep -v -E '\.(heic|avif|webp)|heic-named|private\.|date-' "$tsv" > "$tsv.tmp" || true
 {
   cat "$tsv.tmp"
   echo -e "good/photo.heic\tok heic 96 64 1"
@@ -51,6 +62,9 @@ grep -v -E '\.(heic|avif|webp)|heic-named|private\.' "$tsv" > "$tsv.tmp" || true
   echo -e "good/orientation-6.webp\tok webp 32 48 6"
   echo -e "good/lossless-alpha.webp\tok webp 48 32 1"
   echo -e "good/animated.webp\tok webp 48 32 1"
+  echo -e "good/date-zurich-night.jpg\tok jpeg 96 64 1"
+  echo -e "good/date-xmp-only.jpg\tok jpeg 96 64 1"
+  echo -e "good/date-xmp-only.png\tok png 48 32 1"
   echo -e "good/private.jpg\tok jpeg 32 48 6"
   echo -e "good/private.png\tok png 48 32 1"
   echo -e "bad/truncated.heic\terror truncated"

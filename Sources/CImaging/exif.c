@@ -48,6 +48,7 @@ int img_exif_read(const unsigned char *data, size_t size, img_exif *out) {
     copy_ascii(exif, EXIF_IFD_EXIF, (ExifTag)0x9011, out->offset_time_original, sizeof out->offset_time_original);
     copy_ascii(exif, EXIF_IFD_0, EXIF_TAG_MAKE, out->make, sizeof out->make);
     copy_ascii(exif, EXIF_IFD_0, EXIF_TAG_MODEL, out->model, sizeof out->model);
+    copy_ascii(exif, EXIF_IFD_EXIF, EXIF_TAG_SUB_SEC_TIME_ORIGINAL, out->subsec_time_original, sizeof out->subsec_time_original);
     exif_data_unref(exif);
     return 0;
 }

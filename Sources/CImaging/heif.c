@@ -138,6 +138,21 @@ int img_heif_metadata(const unsigned char *data, size_t size, int kind, unsigned
             }
             free(block);
         }
+    } else if (kind == IMG_META_XMP) {
+        heif_item_id ids[8];
+        int n = heif_image_handle_get_list_of_metadata_block_IDs(handle, "mime", ids, 8);
+        for (int i = 0; i < n && found != 0; i++) {
+            const char *type = heif_image_handle_get_metadata_content_type(handle, ids[i]);
+            if (!type || strcmp(type, "application/rdf+xml") != 0) continue;
+            size_t size = heif_image_handle_get_metadata_size(handle, ids[i]);
+            if (size > 0 && (*out = malloc(size)) && heif_image_handle_get_metadata(handle, ids[i], *out).code == heif_error_Ok) {
+                *out_size = size;
+                found = 0;
+            } else {
+                free(*out);
+                *out = NULL;
+            }
+        }
     } else if (kind == IMG_META_ICC) {
         size_t n = heif_image_handle_get_raw_color_profile_size(handle);
         if (n > 0 && (*out = malloc(n)) && heif_image_handle_get_raw_color_profile(handle, *out).code == heif_error_Ok) {

@@ -117,7 +117,8 @@ int img_webp_metadata(const unsigned char *data, size_t size, int kind, unsigned
     if (!demux) return -1;
     int found = -1;
     WebPChunkIterator chunk;
-    if (WebPDemuxGetChunk(demux, kind == IMG_META_EXIF ? "EXIF" : "ICCP", 1, &chunk)) {
+    const char *fourcc = kind == IMG_META_EXIF ? "EXIF" : kind == IMG_META_XMP ? "XMP " : "ICCP";
+    if (WebPDemuxGetChunk(demux, fourcc, 1, &chunk)) {
         const uint8_t *bytes = chunk.chunk.bytes;
         size_t n = chunk.chunk.size;
         // EXIF chunks hold the TIFF data, some writers with the JPEG "Exif\0\0" header before it.

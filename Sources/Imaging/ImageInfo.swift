@@ -20,7 +20,7 @@ public struct ImageInfo: Equatable, Sendable, Codable {
     public var uprightHeight: Int { exif.swapsAxes ? width : height }
 }
 
-/// The EXIF fields the journal uses.
+/// The EXIF and XMP fields the journal uses.
 public struct ExifInfo: Equatable, Sendable, Codable {
     /// 1–8, or 1 when absent.
     public var orientation: Int = 1
@@ -28,32 +28,87 @@ public struct ExifInfo: Equatable, Sendable, Codable {
     public var dateTimeOriginal: String?
     /// OffsetTimeOriginal ("+02:00"), when the camera wrote it.
     public var offsetTimeOriginal: String?
+    /// SubSecTimeOriginal ("123": the fraction of the second).
+    public var subSecTimeOriginal: String?
     public var make: String?
     public var model: String?
+    /// The XMP capture date when EXIF has none: exif:DateTimeOriginal, else xmp:CreateDate, else
+    /// photoshop:DateCreated, as written ("2024-06-13T23:30:00+02:00").
+    public var xmpDate: String?
 
     public init() {}
 
     /// Whether the orientation turns the image a quarter (5–8).
     public var swapsAxes: Bool { (5...8).contains(orientation) }
 
-    /// The capture time: DateTimeOriginal at its OffsetTimeOriginal, or read as UTC when the
-    /// camera wrote no offset (most older cameras).
-    public var capturedAt: Date? {
-        guard let text = dateTimeOriginal, text.count >= 19 else { return nil }
-        let digits = text.split(whereSeparator: { $0 == ":" || $0 == " " }).compactMap { Int($0) }
-        guard digits.count >= 6, digits[0] > 1800 else { return nil }
-        var components = DateComponents(year: digits[0], month: digits[1], day: digits[2],
-                                        hour: digits[3], minute: digits[4], second: digits[5])
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        components.timeZone = offsetTimeOriginal.flatMap(Self.timeZone) ?? TimeZone(identifier: "UTC")
-        return calendar.date(from: components)
+    /// The capture time and the offset from UTC it was taken at (seconds east; nil when the file
+    /// does not say): EXIF DateTimeOriginal (+ SubSecTimeOriginal) at OffsetTimeOriginal, else the
+    /// XMP date. A time without an offset is read as UTC (most older cameras write none).
+    public var capture: (date: Date, offset: Int?)? {
+        if let text = dateTimeOriginal, let local = Self.components(exif: text) {
+            let offset = offsetTimeOriginal.flatMap(Self.offset)
+            var seconds = local
+            if let fraction = subSecTimeOriginal.flatMap({ Double("0." + $0.filter(\.isNumber)) }) { seconds += fraction }
+            return (Date(timeIntervalSince1970: seconds - Double(offset ?? 0)), offset)
+        }
+        if let text = xmpDate, let (local, offset) = Self.components(iso: text) {
+            return (Date(timeIntervalSince1970: local - Double(offset ?? 0)), offset)
+        }
+        return nil
     }
 
-    static func timeZone(_ offset: String) -> TimeZone? {
-        let sign: Int = offset.hasPrefix("-") ? -1 : 1
-        let parts = offset.dropFirst().split(separator: ":").compactMap { Int($0) }
-        guard parts.count == 2 else { return nil }
-        return TimeZone(secondsFromGMT: sign * (parts[0] * 3600 + parts[1] * 60))
+    public var capturedAt: Date? { capture?.date }
+
+    /// "2024:06:01 12:34:56" as seconds since 1970 of that wall-clock time in UTC.
+    static func components(exif text: String) -> Double? {
+        let digits = text.split(whereSeparator: { $0 == ":" || $0 == " " }).compactMap { Int($0) }
+        guard text.count >= 19, digits.count >= 6 else { return nil }
+        return wallClock(digits[0], digits[1], digits[2], digits[3], digits[4], Double(digits[5]))
+    }
+
+    /// "2024-06-13T23:30:00.5+02:00", "…Z", "2024-06-13T23:30", "2024-06-13": the wall-clock
+    /// time (as in `components(exif:)`) and the offset when written.
+    static func components(iso text: String) -> (Double, Int?)? {
+        var body = Substring(text)
+        var offset: Int?
+        if body.hasSuffix("Z") {
+            offset = 0
+            body = body.dropLast()
+        } else if body.count > 10, let sign = body.lastIndex(where: { $0 == "+" || $0 == "-" }), body.distance(from: body.startIndex, to: sign) > 10 {
+            offset = Self.offset(String(body[sign...]))
+            guard offset != nil else { return nil }
+            body = body[..<sign]
+        }
+        let parts = body.split(separator: "T", maxSplits: 1)
+        let day = parts[0].split(separator: "-").compactMap { Int($0) }
+        guard day.count == 3 else { return nil }
+        var clock: [Double] = [0, 0, 0]
+        if parts.count == 2 {
+            let fields = parts[1].split(separator: ":").compactMap { Double($0) }
+            guard (2...3).contains(fields.count) else { return nil }
+            for (i, value) in fields.enumerated() { clock[i] = value }
+        }
+        guard let seconds = wallClock(day[0], day[1], day[2], Int(clock[0]), Int(clock[1]), clock[2]) else { return nil }
+        return (seconds, offset)
+    }
+
+    static func wallClock(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Double) -> Double? {
+        guard year > 1800, (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute),
+              second >= 0, second < 61 else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        guard let date = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute)) else { return nil }
+        return date.timeIntervalSince1970 + second
+    }
+
+    /// "+02:00", "-0530", "+02" as seconds east of UTC.
+    static func offset(_ text: String) -> Int? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let first = trimmed.first, first == "+" || first == "-" else { return nil }
+        let digits = trimmed.dropFirst().filter(\.isNumber)
+        guard digits.count == 2 || digits.count == 4, let value = Int(digits) else { return nil }
+        let hours = digits.count == 2 ? value : value / 100, minutes = digits.count == 2 ? 0 : value % 100
+        guard hours <= 14, minutes < 60 else { return nil }
+        return (first == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
     }
 }

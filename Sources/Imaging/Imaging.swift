@@ -134,8 +134,60 @@ public enum Imaging {
         return Data(bytes: out, count: size)
     }
 
-    /// EXIF from a JPEG's APP1, a PNG's eXIf chunk, a HEIF Exif item or a WebP EXIF chunk.
+    /// The XMP packet: a JPEG's APP1 after Adobe's namespace, a PNG's XML:com.adobe.xmp iTXt chunk
+    /// (uncompressed), a HEIF application/rdf+xml item, a WebP XMP chunk.
+    static func xmpPacket(of data: Data, format: ImageFormat) -> Data? {
+        switch format {
+        case .jpeg:
+            let bytes = [UInt8](data.prefix(1 << 20))
+            let signature = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
+            var i = 2
+            while i + 4 <= bytes.count, bytes[i] == 0xFF, bytes[i + 1] != 0xDA {
+                let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+                guard length >= 2, i + 2 + length <= bytes.count else { return nil }
+                if bytes[i + 1] == 0xE1, length - 2 > signature.count, Array(bytes[(i + 4)..<(i + 4 + signature.count)]) == signature {
+                    return Data(bytes[(i + 4 + signature.count)..<(i + 2 + length)])
+                }
+                i += 2 + length
+            }
+            return nil
+        case .png:
+            guard let chunk = pngChunk("iTXt", in: data, keyword: "XML:com.adobe.xmp") else { return nil }
+            // keyword\0, compression flag, method, language\0, translated keyword\0, text
+            let bytes = [UInt8](chunk)
+            guard let end = bytes.firstIndex(of: 0), end + 2 < bytes.count, bytes[end + 1] == 0 else { return nil }
+            var i = end + 3
+            for _ in 0..<2 {
+                guard let zero = bytes[i...].firstIndex(of: 0) else { return nil }
+                i = zero + 1
+            }
+            return Data(bytes[i...])
+        case .heic, .avif, .webp:
+            return metadata(IMG_META_XMP, of: data, format: format)
+        }
+    }
+
+    static func xmpDate(of data: Data, format: ImageFormat) -> String? {
+        guard let packet = xmpPacket(of: data, format: format) else { return nil }
+        var raw = img_xmp()
+        let status = packet.withUnsafeBytes { img_xmp_dates($0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count, &raw) }
+        guard status == 0 else { return nil }
+        func text<T>(_ field: T) -> String? {
+            let s = withUnsafeBytes(of: field) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            return s.isEmpty ? nil : s
+        }
+        return text(raw.date_time_original) ?? text(raw.create_date) ?? text(raw.date_created)
+    }
+
+    /// EXIF from a JPEG's APP1, a PNG's eXIf chunk, a HEIF Exif item or a WebP EXIF chunk, and the
+    /// XMP capture date when EXIF has none.
     static func exif(of data: Data, format: ImageFormat) -> ExifInfo {
+        var exif = exifFields(of: data, format: format)
+        if exif.dateTimeOriginal == nil { exif.xmpDate = xmpDate(of: data, format: format) }
+        return exif
+    }
+
+    static func exifFields(of data: Data, format: ImageFormat) -> ExifInfo {
         guard let payload = exifPayload(of: data, format: format) else { return ExifInfo() }
         var raw = img_exif()
         let found = payload.withUnsafeBytes { img_exif_read($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count, &raw) }
@@ -150,13 +202,14 @@ public enum Imaging {
         exif.orientation = raw.orientation == 0 || format.isHEIF ? 1 : Int(raw.orientation)
         exif.dateTimeOriginal = text(raw.date_time_original)
         exif.offsetTimeOriginal = text(raw.offset_time_original)
+        exif.subSecTimeOriginal = text(raw.subsec_time_original)
         exif.make = text(raw.make)
         exif.model = text(raw.model)
         return exif
     }
 
-    /// The data of the first chunk of `type` in a PNG.
-    static func pngChunk(_ type: String, in data: Data) -> Data? {
+    /// The data of the first chunk of `type` in a PNG (whose text starts with `keyword\0`, if given).
+    static func pngChunk(_ type: String, in data: Data, keyword: String? = nil) -> Data? {
         let bytes = [UInt8](data)
         var offset = 8
         let wanted = Array(type.utf8)
@@ -165,7 +218,9 @@ public enum Imaging {
             let name = Array(bytes[offset + 4 ..< offset + 8])
             let start = offset + 8
             guard length >= 0, start + length <= bytes.count else { return nil }
-            if name == wanted { return Data(bytes[start ..< start + length]) }
+            if name == wanted, keyword.map({ Array(bytes[start ..< start + length].prefix($0.utf8.count + 1)) == Array($0.utf8) + [0] }) ?? true {
+                return Data(bytes[start ..< start + length])
+            }
             if name == Array("IDAT".utf8) || name == Array("IEND".utf8) { return nil }
             offset = start + length + 4
         }

@@ -120,7 +120,8 @@ struct FileWalker {
 /// regular file goes further), its first bytes sniffed; only an image within `maxSize` is then
 /// read whole. Nothing that is skipped is read past its header.
 enum ImportFile {
-    case image(Data)
+    /// The file's bytes and its modification time.
+    case image(Data, modified: Date)
     /// Not an image (by content): only its header was read.
     case notAnImage(header: Data)
     case rejected(String)
@@ -151,7 +152,8 @@ enum ImportFile {
         var data = Data(bytesNoCopy: buffer, count: Int(size), deallocator: .free)
         data.replaceSubrange(0..<header.count, with: header)
         if let failure = fill(&data, from: fd, startingAt: header.count) { return .rejected("cannot read: \(String(cString: strerror(failure)))") }
-        return .image(data)
+        let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+        return .image(data, modified: modified)
     }
 
     /// Reads into `data` from `start` until it is full or the file ends (then `data` is shortened:

@@ -123,7 +123,10 @@ extension Library {
                                             width: photo.info.width, height: photo.info.height, byteCount: photo.data.count)
                     image.imageData = photo.data
                     image.thumbnailData = photo.thumbnail
-                    image.takenAt = photo.info.exif.capturedAt
+                    let capture = photo.info.exif.capture
+                    image.takenAt = capture?.date
+                    image.takenAtOffset = capture?.offset
+                    image.fileModifiedAt = photo.modified
                     image.orientation = photo.info.exif.orientation
                     image.cameraMake = photo.info.exif.make
                     image.cameraModel = photo.info.exif.model
@@ -222,6 +225,7 @@ extension Library {
         var thumbnail: Data
         var info: ImageInfo
         var sha256: String
+        var modified: Date
     }
 
     /// Reads, validates, thumbnails and hashes a batch on `jobs` threads; results in input order.
@@ -247,6 +251,7 @@ extension Library {
     static func prepare(_ file: FileWalker.Entry, options: ImportOptions) -> Prepared {
         let claimsImage = imageExtensions.contains((file.name as NSString).pathExtension.lowercased())
         let data: Data
+        let modified: Date
         switch ImportFile.read(file, maxSize: options.maxFileSize) {
         case .rejected(let reason):
             return .rejected(file.display, reason)
@@ -255,13 +260,14 @@ extension Library {
             let kind = ImageFormat.unsupportedKind(header)
             guard claimsImage else { return .skipped(file.display, kind ?? "not an image") }
             return .rejected(file.display, header.isEmpty ? "empty file (0 bytes)" : ImageError.unrecognized(kind ?? "not \(ImageFormat.acceptedNames)").reason)
-        case .image(let bytes):
+        case .image(let bytes, let mtime):
             data = bytes
+            modified = mtime
         }
         do {
             let thumbnail = try Imaging.thumbnail(of: data, maxSide: options.thumbnailSide, quality: 80, limits: options.limits)
             return .image(Photo(filename: file.name, path: file.display, data: data, thumbnail: thumbnail.jpeg, info: thumbnail.info,
-                                sha256: SHA256.digest(data).hex))
+                                sha256: SHA256.digest(data).hex, modified: modified))
         } catch let error as ImageError {
             return .rejected(file.display, error.reason)
         } catch {

@@ -20,7 +20,12 @@ public struct MemoryDetail: Codable, Equatable {
         public var width: Int
         public var height: Int
         public var bytes: Int
+        /// ISO 8601 at the offset the photo was taken at; with `Z` when the file gave no offset
+        /// (`takenAtZoneKnown` false: the camera's clock as written).
         public var takenAt: String?
+        public var takenAtZoneKnown: Bool?
+        /// The file's modification time when imported, in the user's time zone.
+        public var fileModifiedAt: String?
     }
     public var id: String
     public var title: String
@@ -75,9 +80,12 @@ extension Library {
     public func detail(of memory: Memory) throws -> MemoryDetail {
         MemoryDetail(
             id: memory.id.uuidString.lowercased(), title: memory.title, date: Formats.iso(memory.date), notes: memory.notes,
-            images: try images(of: memory).map {
-                .init(id: $0.id.uuidString.lowercased(), filename: $0.filename, sha256: $0.sha256, format: $0.format,
-                      width: $0.width, height: $0.height, bytes: $0.byteCount, takenAt: $0.takenAt.map(Formats.iso))
+            images: try images(of: memory).map { image in
+                .init(id: image.id.uuidString.lowercased(), filename: image.filename, sha256: image.sha256, format: image.format,
+                      width: image.width, height: image.height, bytes: image.byteCount,
+                      takenAt: image.takenAt.map { Formats.iso($0, offset: image.takenAtOffset ?? 0) },
+                      takenAtZoneKnown: image.takenAt == nil ? nil : image.takenAtOffset != nil,
+                      fileModifiedAt: image.fileModifiedAt.map(Formats.iso))
             })
     }
 

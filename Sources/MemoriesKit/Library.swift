@@ -41,7 +41,7 @@ public final class Library {
         } else {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
-        let schema = Schema(versionedSchema: MemoriesSchemaV2.self)
+        let schema = Schema(versionedSchema: MemoriesSchemaV3.self)
         do {
             container = try ModelContainer(for: schema, migrationPlan: MemoriesMigrationPlan.self,
                                            configurations: [ModelConfiguration(schema: schema, url: store, allowsSave: !readOnly)])
@@ -94,22 +94,38 @@ public final class Library {
     }
 }
 
-/// How dates look in output and are read from arguments.
+/// How dates look in output and are read from arguments: in the user's time zone (`TZ`, else the
+/// system's), except a photo's capture time, which keeps the offset it was taken at.
 public enum Formats {
-    public static func day(_ date: Date) -> String {
+    /// The user's time zone.
+    public static var zone: TimeZone { TimeZone.current }
+
+    /// `2024-06-13`, in the user's time zone.
+    public static func day(_ date: Date) -> String { String(local(date).prefix(10)) }
+
+    /// `2024-06-13 23:30`, in `zone` (the user's by default).
+    public static func local(_ date: Date, in zone: TimeZone = Formats.zone) -> String {
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyy-MM-dd"
+        f.timeZone = zone
+        f.dateFormat = "yyyy-MM-dd HH:mm"
         return f.string(from: date)
     }
 
-    public static func iso(_ date: Date) -> String {
+    /// ISO 8601 with the user's offset (`Z` when it is UTC).
+    public static func iso(_ date: Date) -> String { iso(date, in: zone) }
+
+    /// ISO 8601 at a given offset from UTC (seconds east).
+    public static func iso(_ date: Date, offset: Int) -> String { iso(date, in: TimeZone(secondsFromGMT: offset) ?? zone) }
+
+    static func iso(_ date: Date, in zone: TimeZone) -> String {
         let f = ISO8601DateFormatter()
+        f.timeZone = zone
         return f.string(from: date)
     }
 
-    /// `YYYY-MM-DD` (UTC midnight) or an ISO 8601 date-time, in the years 1–9999.
+    /// `YYYY-MM-DD` (midnight in the user's time zone) or an ISO 8601 date-time (in the user's
+    /// time zone unless it gives an offset), in the years 1–9999.
     /// - Throws: `LibraryError.invalidDate` for anything else (the CLI makes it a usage error).
     public static func parseDate(_ text: String) throws -> Date {
         // A four-digit year first: DateFormatter alone also takes "99999-01-01" and "-1-01-01".
@@ -130,7 +146,7 @@ public enum Formats {
         if let date = iso.date(from: text) { return date }
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
+        f.timeZone = zone
         for format in ["yyyy-MM-dd", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd HH:mm", "yyyy-MM-dd'T'HH:mm:ss"] {
             f.dateFormat = format
             if let date = f.date(from: text) { return date }

@@ -15,10 +15,18 @@ enum MemoriesSchemaV2: VersionedSchema {
     static var models: [any PersistentModel.Type] { [Memory.self, MemoryImage.self] }
 }
 
+/// Version 3 records each photo's capture offset and its file's modification time (new optional
+/// columns: older rows leave them empty).
+enum MemoriesSchemaV3: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(3, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Memory.self, MemoryImage.self] }
+}
+
 enum MemoriesMigrationPlan: SchemaMigrationPlan {
-    static var schemas: [any VersionedSchema.Type] { [MemoriesSchemaV1.self, MemoriesSchemaV2.self] }
+    static var schemas: [any VersionedSchema.Type] { [MemoriesSchemaV1.self, MemoriesSchemaV2.self, MemoriesSchemaV3.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: MemoriesSchemaV1.self, toVersion: MemoriesSchemaV2.self, willMigrate: { context in
+        [.lightweight(fromVersion: MemoriesSchemaV2.self, toVersion: MemoriesSchemaV3.self),
+         .custom(fromVersion: MemoriesSchemaV1.self, toVersion: MemoriesSchemaV2.self, willMigrate: { context in
             try context.execute("""
                 DELETE FROM "MemoryImage" WHERE "_pk" NOT IN (SELECT min("_pk") FROM "MemoryImage" GROUP BY "memory", "sha256")
                 """)

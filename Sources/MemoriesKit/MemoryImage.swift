@@ -25,8 +25,13 @@ public final class MemoryImage {
     public var width: Int
     public var height: Int
     public var byteCount: Int
-    /// EXIF DateTimeOriginal (at its offset, or read as UTC).
+    /// The capture time: EXIF DateTimeOriginal (+ SubSecTimeOriginal) at OffsetTimeOriginal, else
+    /// the XMP date; read as UTC when the file gives no offset.
     public var takenAt: Date?
+    /// The offset from UTC the photo was taken at, in seconds east (nil: the file does not say).
+    public var takenAtOffset: Int?
+    /// The file's modification time when it was imported: shown beside, never taken for, the capture time.
+    public var fileModifiedAt: Date?
     /// EXIF orientation 1–8 (1 for HEIC and AVIF, whose decoder turns the pixels itself).
     public var orientation: Int = 1
     public var cameraMake: String?

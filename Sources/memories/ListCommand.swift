@@ -43,7 +43,7 @@ enum ShowCommand: Command {
     <memory> is an id, a unique id prefix, or an exact title.
 
     Options:
-      --json   print {"id","title","date","notes","images":[{"id","filename","sha256","format","width","height","bytes","takenAt"}]}
+      --json   print {"id","title","date","notes","images":[{"id","filename","sha256","format","width","height","bytes","takenAt","takenAtZoneKnown","fileModifiedAt"}]}
     """
     static let options: Set<String> = []
     static let flags: Set<String> = ["json"]
@@ -59,11 +59,23 @@ enum ShowCommand: Command {
         Output.print("\(Output.escaped(detail.title))\n\(detail.date.prefix(10))  id \(detail.id)")
         if !detail.notes.isEmpty { Output.print("\n\(detail.notes)") }
         Output.print("")
+        var cameraClock = false
         for image in detail.images {
-            let taken = image.takenAt.map { String($0.prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "                "
+            // A capture time whose offset is known shows in the user's zone; one without, as the
+            // camera's clock said (marked *).
+            var taken = "                 "
+            if let text = image.takenAt, let date = ISO8601DateFormatter().date(from: text) {
+                if image.takenAtZoneKnown == true {
+                    taken = Formats.local(date) + " "
+                } else {
+                    taken = Formats.local(date, in: TimeZone(identifier: "UTC")!) + "*"
+                    cameraClock = true
+                }
+            }
             Output.print("\(image.id.prefix(8))  \(taken)  \(image.format.padding(toLength: 4, withPad: " ", startingAt: 0)) \("\(image.width)x\(image.height)".padding(toLength: 10, withPad: " ", startingAt: 0)) \(Formats.bytes(image.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))  \(Output.escaped(image.filename))")
         }
-        Output.print("\(detail.images.count) photo\(detail.images.count == 1 ? "" : "s"), \(Formats.bytes(detail.images.reduce(0) { $0 + $1.bytes }))")
+        Output.print("\(detail.images.count) photo\(detail.images.count == 1 ? "" : "s"), \(Formats.bytes(detail.images.reduce(0) { $0 + $1.bytes })); "
+                     + "times in \(Formats.zone.identifier)\(cameraClock ? " (* the camera's clock: the photo does not say its zone)" : "")")
         return ExitCode.success
     }
 }

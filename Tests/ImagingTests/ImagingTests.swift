@@ -51,7 +51,7 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
 
 @Suite struct ImagingTests {
     @Test func theFixtureListIsComplete() {
-        #expect(expectations.count == 44)
+        #expect(expectations.count == 47)
     }
 
     @Test(arguments: expectations)
@@ -127,6 +127,37 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         let again = try Imaging.probe(jpeg)
         #expect(again.format == .jpeg && again.uprightWidth == 48 && again.uprightHeight == 32)
         #expect(again.exif.dateTimeOriginal == "2024:06:06 10:00:00", "EXIF carried into the JPEG")
+    }
+
+    @Test func captureTimesComeFromEXIFThenXMPWithTheirOffsets() throws {
+        func capture(_ file: String) throws -> (date: Date, offset: Int?)? {
+            try Imaging.probe(try Data(contentsOf: fixtures.appendingPathComponent(file))).exif.capture
+        }
+        let night = try #require(try capture("good/date-zurich-night.jpg"))
+        #expect(night.date == ISO8601DateFormatter().date(from: "2024-06-12T22:30:00Z")!.addingTimeInterval(0.25) && night.offset == 7200)
+        let xmp = try #require(try capture("good/date-xmp-only.jpg"))
+        #expect(xmp.date == ISO8601DateFormatter().date(from: "2024-06-13T21:30:00Z")! && xmp.offset == 7200)
+        let png = try #require(try capture("good/date-xmp-only.png"))
+        #expect(png.date == ISO8601DateFormatter().date(from: "2024-06-14T15:15:00Z")! && png.offset == -25200)
+        #expect(try capture("good/photo.jpg") == nil, "no date: none is guessed")
+        let withOffset = try #require(try capture("good/orientation-1.jpg"))
+        #expect(withOffset.offset == 7200 && withOffset.date == ISO8601DateFormatter().date(from: "2024-06-01T08:00:00Z")!)
+    }
+
+    @Test func xmpDatesParseInEveryWrittenForm() {
+        var exif = ExifInfo()
+        for (text, expected, offset) in [("2024-06-13T23:30:00+02:00", "2024-06-13T21:30:00Z", 7200 as Int?),
+                                         ("2024-06-13T23:30:00.5Z", "2024-06-13T23:30:00Z", 0),
+                                         ("2024-06-13T23:30", "2024-06-13T23:30:00Z", nil),
+                                         ("2024-06-13", "2024-06-13T00:00:00Z", nil),
+                                         ("2024-06-13T23:30:00-0530", "2024-06-14T05:00:00Z", -19800)] {
+            exif.xmpDate = text
+            let capture = exif.capture
+            #expect(capture.map { $0.date.timeIntervalSince1970.rounded(.down) } == ISO8601DateFormatter().date(from: expected)!.timeIntervalSince1970, "\(text)")
+            #expect(capture?.offset == offset, "\(text)")
+        }
+        exif.xmpDate = "yesterday"
+        #expect(exif.capture == nil)
     }
 
     @Test func heicAndWebPExifIsRead() throws {

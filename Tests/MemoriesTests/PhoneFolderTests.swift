@@ -48,7 +48,7 @@ struct SkippedImportJSON: Decodable {
         let byName = Dictionary(uniqueKeysWithValues: show.images.map { ($0.filename, $0) })
         let rotated = try #require(byName["IMG_0001.HEIC"])
         #expect(rotated.format == "heic" && rotated.width == 48 && rotated.height == 32, "as displayed, the irot applied")
-        #expect(rotated.takenAt == "2024-06-06T08:00:00Z", "EXIF read from the HEIF Exif item")
+        #expect(rotated.takenAt == "2024-06-06T10:00:00+02:00" && rotated.takenAtZoneKnown == true, "EXIF read from the HEIF Exif item, with its offset")
         #expect(byName["IMG_0002.jpg"]?.format == "heic", "recognised by content, not by name")
         #expect(byName["IMG_0003.avif"]?.format == "avif" && byName["sticker.webp"]?.format == "webp")
 

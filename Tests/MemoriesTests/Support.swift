@@ -45,6 +45,7 @@ final class Sandbox {
         process.executableURL = packageRoot.appendingPathComponent(".build/debug/memories")
         process.arguments = args
         var env = ProcessInfo.processInfo.environment
+        env["TZ"] = "UTC"  // dates print in the user's zone: the same for every test machine
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let out = Pipe(), err = Pipe()
@@ -82,7 +83,10 @@ struct ImportJSON: Decodable {
 
 struct ListJSON: Decodable { var id: String; var title: String; var date: String; var imageCount: Int; var bytes: Int }
 struct ShowJSON: Decodable {
-    struct Image: Decodable { var id: String; var filename: String; var sha256: String; var format: String; var width: Int; var height: Int; var bytes: Int; var takenAt: String? }
+    struct Image: Decodable {
+        var id: String; var filename: String; var sha256: String; var format: String; var width: Int; var height: Int; var bytes: Int
+        var takenAt: String?; var takenAtZoneKnown: Bool?; var fileModifiedAt: String?
+    }
     var id: String; var title: String; var date: String; var notes: String; var images: [Image]
 }
 struct VerifyJSON: Decodable {

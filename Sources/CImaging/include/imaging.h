@@ -61,7 +61,7 @@ int img_webp_probe(const unsigned char *data, size_t size, img_info *info, img_r
 int img_webp_decode(const unsigned char *data, size_t size, const img_limits *limits,
                     img_info *info, unsigned char **pixels, int *width, int *height, img_result *result);
 
-enum { IMG_META_EXIF = 1, IMG_META_ICC = 2 };
+enum { IMG_META_EXIF = 1, IMG_META_ICC = 2, IMG_META_XMP = 3 };
 /// A metadata block, malloc'ed in *out: EXIF as "Exif\0\0"+TIFF (what img_exif_read takes), or the
 /// ICC profile. Returns 0 when found.
 int img_heif_metadata(const unsigned char *data, size_t size, int kind, unsigned char **out, size_t *out_size);
@@ -85,12 +85,23 @@ typedef struct {
     char offset_time_original[16];
     char make[64];
     char model[64];
+    char subsec_time_original[16];
 } img_exif;
 
 /// Reads EXIF from a JPEG file in memory, or from "Exif\0\0"+TIFF data. Returns 0 when found.
 int img_exif_read(const unsigned char *data, size_t size, img_exif *out);
 /// Copies EXIF with the orientation set to 1 (the pixels were rotated). *out is malloc'ed.
 int img_exif_normalized(const unsigned char *data, size_t size, unsigned char **out, size_t *out_size);
+
+enum { IMG_XMP_FIELD = 48 };
+typedef struct {
+    char date_time_original[IMG_XMP_FIELD];  // exif:DateTimeOriginal
+    char create_date[IMG_XMP_FIELD];         // xmp:CreateDate
+    char date_created[IMG_XMP_FIELD];        // photoshop:DateCreated
+} img_xmp;
+
+/// The capture dates of an XMP packet (ISO 8601 text as written). Returns 0 when it parsed.
+int img_xmp_dates(const char *xml, size_t size, img_xmp *out);
 
 void img_free(void *p);
 

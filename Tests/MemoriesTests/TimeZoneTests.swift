@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// Capture times keep their offset; what people see and type is in their own zone (`TZ`).
+@Suite struct TimeZoneTests {
+    func imported(_ box: Sandbox) throws -> URL {
+        let folder = box.url.appendingPathComponent("Night")
+        for name in ["date-zurich-night.jpg", "date-xmp-only.jpg", "date-xmp-only.png"] {
+            _ = box.copy(fixtureImages.appendingPathComponent("good/\(name)"), to: "Night/\(name)")
+        }
+        let modified = Date(timeIntervalSince1970: 1_700_000_000)
+        try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: folder.appendingPathComponent("date-xmp-only.jpg").path)
+        #expect(try box.run("import", folder.path, "--title", "Night").status == 0)
+        return folder
+    }
+
+    @Test func capturesKeepTheirOffsetAndTheFileTimeIsRecordedBeside() throws {
+        let box = Sandbox()
+        _ = try imported(box)
+        let show = try box.run("show", "Night", "--json").json(ShowJSON.self)
+        let byName = Dictionary(uniqueKeysWithValues: show.images.map { ($0.filename, $0) })
+        #expect(byName["date-zurich-night.jpg"]?.takenAt == "2024-06-13T00:30:00+02:00")
+        #expect(byName["date-xmp-only.jpg"]?.takenAt == "2024-06-13T23:30:00+02:00", "from XMP")
+        #expect(byName["date-xmp-only.png"]?.takenAt == "2024-06-14T08:15:00-07:00", "from the PNG's XMP")
+        #expect(byName["date-xmp-only.jpg"]?.fileModifiedAt == "2023-11-14T22:13:20Z")
+        #expect(show.date == "2024-06-12T22:30:00Z", "the memory's date is its earliest capture")
+    }
+
+    @Test func datesShowAndFilterInTheUsersZone() throws {
+        let box = Sandbox()
+        _ = try imported(box)
+        func since(_ day: String, _ zone: String) throws -> [String] {
+            try box.run("list", "--since", day, "--json", environment: ["TZ": zone]).json([ListJSON].self).map(\.title)
+        }
+        // The memory began at 00:30 on the 13th in Zurich, 22:30 on the 12th in UTC, 15:30 on the 12th in LA.
+        #expect(try since("2024-06-13", "Europe/Zurich") == ["Night"])
+        #expect(try since("2024-06-13", "UTC") == [])
+        #expect(try since("2024-06-12", "America/Los_Angeles") == ["Night"])
+        #expect(try since("2024-06-13", "America/Los_Angeles") == [])
+        #expect(try since("2024-06-12T23:00:00Z", "Europe/Zurich") == [], "an offset given wins")
+        let zurich = try box.run("show", "Night", environment: ["TZ": "Europe/Zurich"]).stdout
+        #expect(zurich.hasPrefix("Night\n2024-06-13  id"))
+        #expect(zurich.contains("2024-06-13 00:30 ") && zurich.contains("times in Europe/Zurich"), "\(zurich)")
+        let losAngeles = try box.run("show", "Night", environment: ["TZ": "America/Los_Angeles"]).stdout
+        #expect(losAngeles.hasPrefix("Night\n2024-06-12  id"))
+        #expect(losAngeles.contains("2024-06-12 15:30 ") && losAngeles.contains("2024-06-14 08:15 "), "\(losAngeles)")
+        #expect(try box.run("list", environment: ["TZ": "Europe/Zurich"]).stdout.hasPrefix("2024-06-13"))
+        #expect(try box.run("list", "--json", environment: ["TZ": "Europe/Zurich"]).json([ListJSON].self).first?.date == "2024-06-13T00:30:00+02:00")
+    }
+}
