@@ -90,7 +90,8 @@ let package = Package(
             name: "CImaging",
             cSettings: [.unsafeFlags(["-I/usr/include/libpng16", "-I/usr/include/x86_64-linux-gnu", "-Wall", "-Wextra", "-Wno-unused-parameter"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("exif"), .linkedLibrary("heif"),
-                             .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("expat")]
+                             .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("expat"),
+                             .linkedLibrary("lcms2")]
         ),
         .target(name: "Imaging", dependencies: ["CImaging"]),
         .executableTarget(name: "blob-tool", dependencies: ["BlobStore"]),

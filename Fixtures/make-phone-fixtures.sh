@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # HEIC, AVIF and WebP fixtures, made from the JPEG and PNG fixtures by Debian's own encoders.
-# Needs: heif-enc (libheif-examples), cwebp and img2webp (webp), exiftool, python3. Run by make-fixtures.sh;
+# Needs: heif-enc (libheif-examples), cwebp and img2webp (webp), exiftool, cjpeg, cc and liblcms2-dev, python3. Run by make-fixtures.sh;
 # can be run alone (it replaces its own files and its lines of EXPECTED.tsv).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 img="$here/images"
 good="$img/good" bad="$img/bad"
-rm -f "$good"/*.heic "$good"/*.avif "$good"/*.webp "$good/heic-named.jpg" "$bad/truncated.heic" "$bad"/*.webp "$good"/private.* "$good"/date-*
+rm -f "$good"/*.heic "$good"/*.avif "$good"/*.webp "$good/heic-named.jpg" "$bad/truncated.heic" "$bad"/*.webp "$good"/private.* "$good"/date-* "$good"/display-p3.*
 # Kept as found: bad/grid-bomb.heic, a 3.6 kB file the fuzzer made whose grid declares 28001x27756.
 
 heif-enc -q 90 "$good/photo.jpg" -o "$good/photo.heic" >/dev/null
@@ -40,6 +40,18 @@ exiftool -q -overwrite_original -XMP-exif:DateTimeOriginal="2024-06-13T23:30:00+
 cp "$good/rgba.png" "$good/date-xmp-only.png"
 exiftool -q -overwrite_original -XMP-xmp:CreateDate="2024-06-14T08:15:00-07:00" "$good/date-xmp-only.png"
 
+# A Display P3 photo: a saturated red and green that sRGB shows differently, with its profile.
+scratch=$(mktemp -d)
+cc "$here/make_p3_profile.c" -llcms2 -o "$scratch/p3" && "$scratch/p3" "$scratch/p3.icc"
+python3 - "$scratch/p3.ppm" <<'PY'
+import sys
+w, h = 64, 32
+open(sys.argv[1], "wb").write(b"P6 64 32 255\n" + b"".join(bytes(c for x in range(w) for c in ((200, 40, 40) if x < 32 else (60, 190, 70))) for y in range(h)))
+PY
+cjpeg -quality 95 -sample 1x1 "$scratch/p3.ppm" > "$good/display-p3.jpg"
+exiftool -q -overwrite_original "-ICC_Profile<=$scratch/p3.icc" "$good/display-p3.jpg"
+rm -rf "$scratch"
+
 half() { head -c $(( $(stat -c %s "$1") / 2 )) "$1" > "$2"; }
 half "$good/photo.heic" "$bad/truncated.heic"
 half "$good/photo.webp" "$bad/truncated.webp"
@@ -51,7 +63,7 @@ open(sys.argv[1], "wb").write(b"RIFF" + struct.pack("<I", 4 + len(vp8x)) + b"WEB
 PY
 
 tsv="$img/EXPECTED.tsv"
-grep -v -E '\.(heic|avif|webp)|heic-named|private\.|date-' "$tsv" > "$tsv.tmp" || true
+grep -v -E '\.(heic|avif|webp)|heic-named|private\.|date-|display-p3' "$tsv" > "$tsv.tmp" || true
 {
   cat "$tsv.tmp"
   echo -e "good/photo.heic\tok heic 96 64 1"
@@ -65,6 +77,7 @@ grep -v -E '\.(heic|avif|webp)|heic-named|private\.|date-' "$tsv" > "$tsv.tmp" |
   echo -e "good/date-zurich-night.jpg\tok jpeg 96 64 1"
   echo -e "good/date-xmp-only.jpg\tok jpeg 96 64 1"
   echo -e "good/date-xmp-only.png\tok png 48 32 1"
+  echo -e "good/display-p3.jpg\tok jpeg 64 32 1"
   echo -e "good/private.jpg\tok jpeg 32 48 6"
   echo -e "good/private.png\tok png 48 32 1"
   echo -e "bad/truncated.heic\terror truncated"

@@ -17,9 +17,9 @@ static void exercise(const unsigned char *rgb, int w, int h) {
         unsigned char *out = NULL;
         size_t size = 0;
         img_result result;
-        if (img_jpeg_encode(turned, ow, oh, 75, (w & 1), NULL, 0, &out, &size, &result) == IMG_OK) img_free(out);
+        if (img_jpeg_encode(turned, ow, oh, 75, (w & 1), NULL, 0, NULL, 0, &out, &size, &result) == IMG_OK) img_free(out);
         out = NULL;
-        if (img_png_encode(turned, ow, oh, &out, &size, &result) == IMG_OK) img_free(out);
+        if (img_png_encode(turned, ow, oh, NULL, 0, &out, &size, &result) == IMG_OK) img_free(out);
     }
     free(small);
     free(turned);
@@ -38,6 +38,10 @@ static void metadata(int (*read)(const unsigned char *, size_t, int, unsigned ch
             unsigned char *normalized = NULL;
             size_t normalized_size = 0;
             if (img_exif_normalized(block, block_size, &normalized, &normalized_size) == 0) img_free(normalized);
+        }
+        if (kind == IMG_META_ICC) {
+            unsigned char rgb[12] = { 0, 0, 0, 255, 255, 255, 200, 100, 50, 10, 200, 30 };
+            img_rgb_to_srgb(rgb, 4, block, block_size);
         }
         img_free(block);
     }
@@ -78,6 +82,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         metadata(img_heif_metadata, data, size);
     } else {
+        unsigned char *icc = NULL;
+        size_t icc_size = 0;
+        if (img_png_icc(data, size, &icc, &icc_size) == 0) {
+            unsigned char rgb[6] = { 0, 0, 0, 200, 100, 50 };
+            img_rgb_to_srgb(rgb, 2, icc, icc_size);
+            img_free(icc);
+        }
         img_png_probe(data, size, &info, &result);
         if (img_png_decode(data, size, &limits, &info, &pixels, &w, &h, &result) == IMG_OK) {
             exercise(pixels, w, h);

@@ -14,8 +14,8 @@ clang=$(command -v clang || echo /opt/swift/usr/bin/clang)
 "$clang" -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I Sources/CImaging/include -I /usr/include/libpng16 -I /usr/include/x86_64-linux-gnu \
   Fuzz/imaging_fuzzer.c Sources/CImaging/jpeg.c Sources/CImaging/png.c Sources/CImaging/pixels.c Sources/CImaging/exif.c \
-  Sources/CImaging/heif.c Sources/CImaging/webp.c Sources/CImaging/xmp.c \
-  -ljpeg -lpng16 -lexif -lheif -lwebp -lwebpdemux -lexpat -o "$out/imaging_fuzzer" 2> "$out/build.log" || { cat "$out/build.log"; exit 1; }
+  Sources/CImaging/heif.c Sources/CImaging/webp.c Sources/CImaging/xmp.c Sources/CImaging/lcms.c \
+  -ljpeg -lpng16 -lexif -lheif -lwebp -lwebpdemux -lexpat -llcms2 -o "$out/imaging_fuzzer" 2> "$out/build.log" || { cat "$out/build.log"; exit 1; }
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export LSAN_OPTIONS=suppressions=$(pwd)/Fuzz/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

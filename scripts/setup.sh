@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs, if any are missing. Safe to run again.
 set -euo pipefail
-packages=(pkg-config libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libexif-dev libheif-dev libde265-0 libwebp-dev libexpat1-dev)
+packages=(pkg-config libsqlite3-dev libssl-dev libjpeg62-turbo-dev libpng-dev libexif-dev libheif-dev libde265-0 libwebp-dev libexpat1-dev liblcms2-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -169,7 +169,7 @@ int img_jpeg_decode(const unsigned char *data, size_t size, int scale_denom, con
 }
 
 int img_jpeg_encode(const unsigned char *rgb, int width, int height, int quality, int progressive,
-                    const unsigned char *exif, size_t exif_size,
+                    const unsigned char *exif, size_t exif_size, const unsigned char *icc, size_t icc_size,
                     unsigned char **out, size_t *out_size, img_result *result) {
     struct jpeg_compress_struct c;
     error_mgr err;
@@ -196,6 +196,8 @@ int img_jpeg_encode(const unsigned char *rgb, int width, int height, int quality
     jpeg_start_compress(&c, TRUE);
     buffer = target;
     if (exif && exif_size > 0 && exif_size < 65533) jpeg_write_marker(&c, JPEG_APP0 + 1, exif, (unsigned)exif_size);
+    // APP2 ICC_PROFILE segments (split as the ICC spec says when larger than one).
+    if (icc && icc_size > 0 && icc_size <= 16 << 20) jpeg_write_icc_profile(&c, icc, (unsigned)icc_size);
     while (c.next_scanline < c.image_height) {
         JSAMPROW rows[1] = { (JSAMPROW)(rgb + (size_t)c.next_scanline * width * 3) };
         jpeg_write_scanlines(&c, rows, 1);

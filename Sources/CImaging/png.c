@@ -76,6 +76,41 @@ int img_png_probe(const unsigned char *data, size_t size, img_info *info, img_re
     return IMG_OK;
 }
 
+int img_png_icc(const unsigned char *data, size_t size, unsigned char **out, size_t *out_size) {
+    img_result result;
+    reader r = { data, size, 0, &result };
+    *out = NULL;
+    *out_size = 0;
+    result.message[0] = 0;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, on_error, on_warning);
+    if (!png) return -1;
+    png_infop info_ptr = png_create_info_struct(png);
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info_ptr, NULL);
+        free(*out);
+        *out = NULL;
+        *out_size = 0;
+        return -1;
+    }
+    if (!info_ptr) png_error(png, "out of memory");
+    apply_limits(png, NULL);
+    png_set_read_fn(png, &r, on_read);
+    png_read_info(png, info_ptr);
+    png_charp name;
+    int compression;
+    png_bytep profile;
+    png_uint_32 length;
+    int found = -1;
+    if (png_get_iCCP(png, info_ptr, &name, &compression, &profile, &length) == PNG_INFO_iCCP && length > 0
+        && (*out = malloc(length))) {
+        memcpy(*out, profile, length);
+        *out_size = length;
+        found = 0;
+    }
+    png_destroy_read_struct(&png, &info_ptr, NULL);
+    return found;
+}
+
 int img_png_decode(const unsigned char *data, size_t size, const img_limits *limits,
                    img_info *info, unsigned char **pixels, int *width, int *height, img_result *result) {
     reader r = { data, size, 0, result };
@@ -160,7 +195,7 @@ static void on_write(png_structp png, png_bytep bytes, png_size_t length) {
 
 static void on_flush(png_structp png) { (void)png; }
 
-int img_png_encode(const unsigned char *rgb, int width, int height,
+int img_png_encode(const unsigned char *rgb, int width, int height, const unsigned char *icc, size_t icc_size,
                    unsigned char **out, size_t *out_size, img_result *result) {
     reader r = { NULL, 0, 0, result };
     writer wr = { NULL, 0, 0 };
@@ -180,6 +215,8 @@ int img_png_encode(const unsigned char *rgb, int width, int height,
     png_set_write_fn(png, &wr, on_write, on_flush);
     png_set_IHDR(png, info_ptr, (png_uint_32)width, (png_uint_32)height, 8, PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (icc && icc_size > 0 && icc_size <= 16 << 20)
+        png_set_iCCP(png, info_ptr, "ICC profile", PNG_COMPRESSION_TYPE_BASE, (png_const_bytep)icc, (png_uint_32)icc_size);
     png_write_info(png, info_ptr);
     for (int y = 0; y < height; y++) png_write_row(png, (png_const_bytep)(rgb + (size_t)y * width * 3));
     png_write_end(png, info_ptr);

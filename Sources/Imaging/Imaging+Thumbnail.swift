@@ -27,6 +27,9 @@ extension Imaging {
         }
         let decoded = try decode(data, format: info.format, scale: scale, limits: limits)
         let small = resized(decoded, maxSide: maxSide)
+        // Thumbnails are shown as sRGB (browsers, the gallery): a Display P3 or Adobe RGB photo's
+        // pixels are converted so that its colours stay its own.
+        if let icc = iccProfile(of: data, format: info.format) { convertToSRGB(small, from: icc) }
         let upright = oriented(small, info.exif.orientation)
         let jpeg = try encodeJPEG(upright, quality: quality, progressive: false, exif: nil)
         return Thumbnail(jpeg: jpeg, width: upright.width, height: upright.height, info: info)
@@ -58,15 +61,18 @@ extension Imaging {
         return out
     }
 
-    static func encodeJPEG(_ pixels: Pixels, quality: Int, progressive: Bool, exif: Data?) throws -> Data {
+    static func encodeJPEG(_ pixels: Pixels, quality: Int, progressive: Bool, exif: Data?, icc: Data? = nil) throws -> Data {
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var result = img_result()
         let status = pixels.rgb.withMemoryRebound(to: UInt8.self) { rgb in
             (exif ?? Data()).withUnsafeBytes { meta in
-                img_jpeg_encode(rgb.baseAddress, Int32(pixels.width), Int32(pixels.height), Int32(min(100, max(1, quality))),
-                                progressive ? 1 : 0, exif == nil ? nil : meta.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                exif?.count ?? 0, &out, &size, &result)
+                (icc ?? Data()).withUnsafeBytes { profile in
+                    img_jpeg_encode(rgb.baseAddress, Int32(pixels.width), Int32(pixels.height), Int32(min(100, max(1, quality))),
+                                    progressive ? 1 : 0, exif == nil ? nil : meta.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                    exif?.count ?? 0, icc == nil ? nil : profile.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                    icc?.count ?? 0, &out, &size, &result)
+                }
             }
         }
         defer { free(out) }
@@ -74,12 +80,16 @@ extension Imaging {
         return Data(bytes: out!, count: size)
     }
 
-    static func encodePNG(_ pixels: Pixels) throws -> Data {
+    static func encodePNG(_ pixels: Pixels, icc: Data? = nil) throws -> Data {
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var result = img_result()
-        let status = pixels.rgb.withMemoryRebound(to: UInt8.self) {
-            img_png_encode($0.baseAddress, Int32(pixels.width), Int32(pixels.height), &out, &size, &result)
+        let status = pixels.rgb.withMemoryRebound(to: UInt8.self) { rgb in
+            (icc ?? Data()).withUnsafeBytes { profile in
+                img_png_encode(rgb.baseAddress, Int32(pixels.width), Int32(pixels.height),
+                               icc == nil ? nil : profile.baseAddress?.assumingMemoryBound(to: UInt8.self), icc?.count ?? 0,
+                               &out, &size, &result)
+            }
         }
         defer { img_free(out) }
         try check(status, result, .png)

@@ -51,7 +51,7 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
 
 @Suite struct ImagingTests {
     @Test func theFixtureListIsComplete() {
-        #expect(expectations.count == 47)
+        #expect(expectations.count == 48)
     }
 
     @Test(arguments: expectations)
@@ -158,6 +158,28 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         }
         exif.xmpDate = "yesterday"
         #expect(exif.capture == nil)
+    }
+
+    /// A Display P3 photo: thumbnails become sRGB (its colours as LittleCMS's transicc gives them);
+    /// re-encoded copies keep the profile, or, without metadata, become sRGB too.
+    @Test func colourProfilesAreHonoured() throws {
+        let data = try Data(contentsOf: fixtures.appendingPathComponent("good/display-p3.jpg"))
+        let profile = try #require(Imaging.iccProfile(of: data, format: .jpeg))
+        #expect(profile.count > 300 && profile[profile.startIndex + 36 ..< profile.startIndex + 40] == Data("acsp".utf8), "an ICC profile")
+        func close(_ a: (Int, Int, Int), _ b: (Int, Int, Int)) -> Bool { abs(a.0 - b.0) <= 10 && abs(a.1 - b.1) <= 10 && abs(a.2 - b.2) <= 10 }
+        let raw = try pixels(data)
+        #expect(close(colour(raw, 0.25, 0.5), (200, 40, 40)) && close(colour(raw, 0.75, 0.5), (60, 190, 70)), "stored as P3 values")
+        let thumb = try pixels(try Imaging.thumbnail(of: data, maxSide: 64, quality: 95).jpeg)
+        #expect(close(colour(thumb, 0.25, 0.5), (218, 0, 26)), "\(colour(thumb, 0.25, 0.5))")
+        #expect(close(colour(thumb, 0.75, 0.5), (0, 193, 45)), "\(colour(thumb, 0.75, 0.5))")
+        for format in [Imaging.OutputFormat.jpeg(quality: 95), .png] {
+            let kept = try Imaging.reencode(data, as: format)
+            #expect(Imaging.iccProfile(of: kept, format: try Imaging.probe(kept).format) == profile, "\(format)")
+            #expect(close(colour(try pixels(kept), 0.25, 0.5), (200, 40, 40)))
+            let plain = try Imaging.reencode(data, as: format, keepMetadata: false)
+            #expect(Imaging.iccProfile(of: plain, format: try Imaging.probe(plain).format) == nil)
+            #expect(close(colour(try pixels(plain), 0.25, 0.5), (218, 0, 26)))
+        }
     }
 
     @Test func heicAndWebPExifIsRead() throws {

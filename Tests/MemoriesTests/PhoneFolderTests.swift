@@ -77,3 +77,24 @@ struct SkippedImportJSON: Decodable {
         #expect(try box.run("list", "--json").json([ListJSON].self).isEmpty)
     }
 }
+
+@Suite struct ColourExportTests {
+    @Test func reencodedExportsKeepTheColourProfileUnlessStripped() throws {
+        let box = Sandbox()
+        let photo = box.copy(fixtureImages.appendingPathComponent("good/display-p3.jpg"), to: "P3/display-p3.jpg")
+        #expect(try box.run("import", photo.deletingLastPathComponent().path, "--title", "P3").status == 0)
+        let original = try Imaging.iccProfile(of: Data(contentsOf: photo), format: .jpeg)
+        #expect(original != nil)
+        for format in ["jpeg", "png"] {
+            let out = box.url.appendingPathComponent("out-\(format)")
+            #expect(try box.run("export", "P3", out.path, "--format", format, "--html").status == 0)
+            let file = out.appendingPathComponent("display-p3.\(format == "png" ? "png" : "jpg")")
+            #expect(Imaging.iccProfile(of: try Data(contentsOf: file), format: format == "png" ? .png : .jpeg) == original, "\(format)")
+            let thumb = try Data(contentsOf: out.appendingPathComponent("thumbs/display-p3.jpg"))
+            #expect(Imaging.iccProfile(of: thumb, format: .jpeg) == nil, "gallery thumbnails are sRGB")
+        }
+        let stripped = box.url.appendingPathComponent("stripped")
+        #expect(try box.run("export", "P3", stripped.path, "--format", "jpeg", "--strip-metadata").status == 0)
+        #expect(Imaging.iccProfile(of: try Data(contentsOf: stripped.appendingPathComponent("display-p3.jpg")), format: .jpeg) == nil)
+    }
+}

@@ -67,12 +67,20 @@ enum { IMG_META_EXIF = 1, IMG_META_ICC = 2, IMG_META_XMP = 3 };
 int img_heif_metadata(const unsigned char *data, size_t size, int kind, unsigned char **out, size_t *out_size);
 int img_webp_metadata(const unsigned char *data, size_t size, int kind, unsigned char **out, size_t *out_size);
 
-/// Encodes RGB. exif (the TIFF payload with its "Exif\0\0" header) is written as APP1 when given.
+/// Encodes RGB. exif (the TIFF payload with its "Exif\0\0" header) is written as APP1 and icc (an
+/// ICC profile) as APP2 ICC_PROFILE segments, when given.
 int img_jpeg_encode(const unsigned char *rgb, int width, int height, int quality, int progressive,
-                    const unsigned char *exif, size_t exif_size,
+                    const unsigned char *exif, size_t exif_size, const unsigned char *icc, size_t icc_size,
                     unsigned char **out, size_t *out_size, img_result *result);
-int img_png_encode(const unsigned char *rgb, int width, int height,
+/// Encodes RGB; icc, when given, as an iCCP chunk.
+int img_png_encode(const unsigned char *rgb, int width, int height, const unsigned char *icc, size_t icc_size,
                    unsigned char **out, size_t *out_size, img_result *result);
+
+/// The ICC profile of a PNG (its iCCP chunk, decompressed), malloc'ed. Returns 0 when found.
+int img_png_icc(const unsigned char *data, size_t size, unsigned char **out, size_t *out_size);
+/// Converts 8-bit RGB in place from an RGB ICC profile to sRGB (LittleCMS, perceptual intent).
+/// Returns 0 when converted, -1 when the profile is not an RGB profile LittleCMS can use.
+int img_rgb_to_srgb(unsigned char *rgb, size_t pixels, const unsigned char *icc, size_t icc_size);
 
 /// Area-average downscale of RGB (every source pixel contributes by its covered area).
 int img_resize_area(const unsigned char *src, int sw, int sh, unsigned char *dst, int dw, int dh);
