@@ -28,7 +28,7 @@ static void exercise(const unsigned char *rgb, int w, int h) {
 // A HEIF or WebP file's EXIF and ICC blocks, the EXIF then read as an import reads it.
 static void metadata(int (*read)(const unsigned char *, size_t, int, unsigned char **, size_t *),
                      const uint8_t *data, size_t size) {
-    for (int kind = IMG_META_EXIF; kind <= IMG_META_ICC; kind++) {
+    for (int kind = IMG_META_EXIF; kind <= IMG_META_XMP; kind++) {
         unsigned char *block = NULL;
         size_t block_size = 0;
         if (read(data, size, kind, &block, &block_size) != 0) continue;
@@ -38,6 +38,10 @@ static void metadata(int (*read)(const unsigned char *, size_t, int, unsigned ch
             unsigned char *normalized = NULL;
             size_t normalized_size = 0;
             if (img_exif_normalized(block, block_size, &normalized, &normalized_size) == 0) img_free(normalized);
+        }
+        if (kind == IMG_META_XMP) {
+            img_xmp xmp;
+            img_xmp_dates((const char *)block, block_size, &xmp);
         }
         if (kind == IMG_META_ICC) {
             unsigned char rgb[12] = { 0, 0, 0, 255, 255, 255, 200, 100, 50, 10, 200, 30 };
@@ -55,6 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int w = 0, h = 0;
     img_exif exif;
     img_exif_read(data, size, &exif);
+    img_xmp xmp;
+    img_xmp_dates((const char *)data, size, &xmp);
     unsigned char *normalized = NULL;
     size_t normalized_size = 0;
     if (img_exif_normalized(data, size, &normalized, &normalized_size) == 0) img_free(normalized);
@@ -69,9 +75,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
     } else if (size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0) {
         img_webp_probe(data, size, &info, &result);
-        if (img_webp_decode(data, size, &limits, &info, &pixels, &w, &h, &result) == IMG_OK) {
-            exercise(pixels, w, h);
-            img_free(pixels);
+        for (int side = 0; side <= 16; side += 16) {
+            if (img_webp_decode(data, size, side, &limits, &info, &pixels, &w, &h, &result) == IMG_OK) {
+                exercise(pixels, w, h);
+                img_free(pixels);
+                pixels = NULL;
+            }
         }
         metadata(img_webp_metadata, data, size);
     } else if (size >= 12 && memcmp(data + 4, "ftyp", 4) == 0) {

@@ -42,17 +42,27 @@ static void flatten(unsigned char *rgba, size_t count) {
     }
 }
 
-int img_webp_decode(const unsigned char *data, size_t size, const img_limits *limits,
+int img_webp_decode(const unsigned char *data, size_t size, int max_side, const img_limits *limits,
                     img_info *info, unsigned char **pixels, int *width, int *height, img_result *result) {
     *pixels = NULL;
     int status = img_webp_probe(data, size, info, result);
     if (status != IMG_OK) return status;
-    long long count = (long long)info->width * info->height;
-    if (limits && limits->max_pixels > 0 && count > limits->max_pixels) {
+    if (limits && limits->max_pixels > 0 && (long long)info->width * info->height > limits->max_pixels) {
         snprintf(result->message, sizeof result->message, "image %dx%d exceeds the %.4g MP limit",
                  info->width, info->height, limits->max_pixels / 1e6);
         return result->status = IMG_ETOOLARGE;
     }
+    // A still image wanted smaller is scaled by the decoder (every block is still decoded).
+    int out_w = info->width, out_h = info->height;
+    int longest = out_w > out_h ? out_w : out_h;
+    if (max_side > 0 && longest > max_side && !info->progressive) {
+        double scale = (double)max_side / longest;
+        out_w = (int)(out_w * scale + 0.5);
+        out_h = (int)(out_h * scale + 0.5);
+        if (out_w < 1) out_w = 1;
+        if (out_h < 1) out_h = 1;
+    }
+    long long count = (long long)out_w * out_h;
     unsigned char *rgba = malloc((size_t)count * 4);
     if (!rgba) return result->status = IMG_ENOMEM;
     if (info->progressive) {
@@ -91,8 +101,13 @@ int img_webp_decode(const unsigned char *data, size_t size, const img_limits *li
         }
         config.output.colorspace = MODE_RGBA;
         config.output.is_external_memory = 1;
+        if (out_w != info->width || out_h != info->height) {
+            config.options.use_scaling = 1;
+            config.options.scaled_width = out_w;
+            config.options.scaled_height = out_h;
+        }
         config.output.u.RGBA.rgba = rgba;
-        config.output.u.RGBA.stride = info->width * 4;
+        config.output.u.RGBA.stride = out_w * 4;
         config.output.u.RGBA.size = (size_t)count * 4;
         VP8StatusCode code = WebPDecode(data, size, &config);
         WebPFreeDecBuffer(&config.output);
@@ -104,8 +119,8 @@ int img_webp_decode(const unsigned char *data, size_t size, const img_limits *li
     }
     flatten(rgba, (size_t)count);
     *pixels = realloc(rgba, (size_t)count * 3) ?: rgba;
-    *width = info->width;
-    *height = info->height;
+    *width = out_w;
+    *height = out_h;
     return IMG_OK;
 }
 

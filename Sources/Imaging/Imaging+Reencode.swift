@@ -22,7 +22,7 @@ extension Imaging {
                 break
             }
         }
-        var pixels = try decode(data, format: info.format, scale: scale, limits: limits)
+        var pixels = try decode(data, format: info.format, scale: scale, limits: limits, maxSide: info.format == .webp ? maxSide ?? 0 : 0)
         if let maxSide { pixels = resized(pixels, maxSide: maxSide) }
         pixels = oriented(pixels, info.exif.orientation)
         // The colour profile goes with the pixels; without metadata, the pixels become sRGB instead

@@ -25,7 +25,7 @@ extension Imaging {
                 break
             }
         }
-        let decoded = try decode(data, format: info.format, scale: scale, limits: limits)
+        let decoded = try decode(data, format: info.format, scale: scale, limits: limits, maxSide: info.format == .webp ? maxSide : 0)
         let small = resized(decoded, maxSide: maxSide)
         // Thumbnails are shown as sRGB (browsers, the gallery): a Display P3 or Adobe RGB photo's
         // pixels are converted so that its colours stay its own.

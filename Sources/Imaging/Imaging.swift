@@ -90,7 +90,8 @@ public enum Imaging {
         deinit { free(pointer) }
     }
 
-    static func decode(_ data: Data, format: ImageFormat, scale: Int, limits: ImageLimits) throws -> Pixels {
+    /// `scale`: a JPEG's DCT scale (1, 2, 4, 8); `maxSide`: a still WebP is scaled by its decoder to fit it (0: full size).
+    static func decode(_ data: Data, format: ImageFormat, scale: Int, limits: ImageLimits, maxSide: Int = 0) throws -> Pixels {
         var info = img_info()
         var result = img_result()
         var pixels: UnsafeMutablePointer<UInt8>?
@@ -102,7 +103,7 @@ public enum Imaging {
             case .jpeg: return img_jpeg_decode(base, raw.count, Int32(scale), &cLimits, &info, &pixels, &width, &height, &result)
             case .png: return img_png_decode(base, raw.count, &cLimits, &info, &pixels, &width, &height, &result)
             case .heic, .avif: return img_heif_decode(base, raw.count, &cLimits, &info, &pixels, &width, &height, &result)
-            case .webp: return img_webp_decode(base, raw.count, &cLimits, &info, &pixels, &width, &height, &result)
+            case .webp: return img_webp_decode(base, raw.count, Int32(maxSide), &cLimits, &info, &pixels, &width, &height, &result)
             }
         }
         if status != Int32(IMG_OK) { img_free(pixels) }

@@ -56,9 +56,10 @@ int img_heif_probe(const unsigned char *data, size_t size, img_info *info, img_r
 int img_heif_decode(const unsigned char *data, size_t size, const img_limits *limits,
                     img_info *info, unsigned char **pixels, int *width, int *height, img_result *result);
 /// WebP, still or animated (info->progressive set; every frame is decoded, the first returned),
-/// alpha composited on white.
+/// alpha composited on white. max_side > 0: a still image larger than that is scaled by the decoder
+/// to fit it (0: full size).
 int img_webp_probe(const unsigned char *data, size_t size, img_info *info, img_result *result);
-int img_webp_decode(const unsigned char *data, size_t size, const img_limits *limits,
+int img_webp_decode(const unsigned char *data, size_t size, int max_side, const img_limits *limits,
                     img_info *info, unsigned char **pixels, int *width, int *height, img_result *result);
 
 enum { IMG_META_EXIF = 1, IMG_META_ICC = 2, IMG_META_XMP = 3 };
