@@ -10,6 +10,8 @@ rm -f "$good"/*.heic "$good"/*.avif "$good"/*.webp "$good/heic-named.jpg" "$bad/
 # Kept as found: bad/grid-bomb.heic, a 3.6 kB file the fuzzer made whose grid declares 28001x27756.
 
 heif-enc -q 90 "$good/photo.jpg" -o "$good/photo.heic" >/dev/null
+# With an embedded 48 px thumbnail, as phones write them: the photo itself is what is decoded.
+heif-enc -q 90 -t 48 "$good/photo.jpg" -o "$good/thumbnailed.heic" >/dev/null
 # As a phone writes it: pixels as the sensor saw them, an `irot` turning them upright, and the
 # EXIF orientation (6) saying the same again (which must not be applied twice).
 heif-enc -q 95 "$good/orientation-6.jpg" -o "$good/rotated.heic" >/dev/null
@@ -68,6 +70,7 @@ grep -v -E '\.(heic|avif|webp)|heic-named|private\.|date-|display-p3' "$tsv" > "
   cat "$tsv.tmp"
   echo -e "good/photo.heic\tok heic 96 64 1"
   echo -e "good/rotated.heic\tok heic 48 32 1"
+  echo -e "good/thumbnailed.heic\tok heic 96 64 1"
   echo -e "good/heic-named.jpg\tok heic 96 64 1"
   echo -e "good/photo.avif\tok avif 96 64 1"
   echo -e "good/photo.webp\tok webp 96 64 1"

@@ -52,6 +52,12 @@ struct SkippedImportJSON: Decodable {
         #expect(byName["IMG_0002.jpg"]?.format == "heic", "recognised by content, not by name")
         #expect(byName["IMG_0003.avif"]?.format == "avif" && byName["sticker.webp"]?.format == "webp")
 
+        // The gallery's thumbnail of the rotated HEIC is upright, as displayed.
+        let gallery = box.url.appendingPathComponent("gallery")
+        #expect(try box.run("export", "Phone", gallery.path, "--html").status == 0)
+        let thumb = try Imaging.probe(try Data(contentsOf: gallery.appendingPathComponent("thumbs/IMG_0001.jpg")))
+        #expect(thumb.uprightWidth == 48 && thumb.uprightHeight == 32)
+
         // Originals come out byte for byte; --format jpeg converts them, upright.
         let originals = box.url.appendingPathComponent("originals")
         #expect(try box.run("export", "Phone", originals.path).status == 0)
