@@ -16,7 +16,10 @@ public enum ImageError: Error, Equatable, LocalizedError, Sendable {
         switch self {
         case .unrecognized(let reason): return reason
         case .truncated(let format, let detail): return "truncated \(format.displayName): \(detail)"
-        case .corrupt(let format, let detail): return "corrupt \(format.displayName): \(detail)"
+        case .corrupt(let format, let detail):
+            // libjpeg's own messages already say it: "Corrupt JPEG data: …" is not said twice.
+            if detail.lowercased().hasPrefix("corrupt ") { return "corrupt" + detail.dropFirst("corrupt".count) }
+            return "corrupt \(format.displayName): \(detail)"
         case .tooLarge(let detail): return detail
         case .outOfMemory(let detail): return "out of memory: \(detail)"
         }

@@ -36,7 +36,12 @@ public struct ImportReport: Codable, Equatable {
     }
     public var memory: MemoryRef?
     public var imported = 0
+    /// Photos not added again: `alreadyInMemory` plus `repeatedInFolders`.
     public var duplicates = 0
+    /// Photos the memory held before this import.
+    public var alreadyInMemory = 0
+    /// Photos found more than once in what was imported (the same bytes under two names).
+    public var repeatedInFolders = 0
     public var skipped = 0
     /// Every skipped file with the reason (a video, a GIF, hidden, not an image…).
     public var skippedFiles: [Rejection] = []
@@ -72,7 +77,8 @@ extension Library {
             (memory, created) = (target.0, target.1)
         }
         if let memory { report.memory = .init(id: memory.id.uuidString.lowercased(), title: memory.title) }
-        var known = try memory.map(storedDigests(of:)) ?? []
+        let preexisting = try memory.map(storedDigests(of:)) ?? []
+        var known = preexisting
         var done = 0
         var start = 0
         let batch = max(1, options.batchSize)
@@ -108,6 +114,11 @@ extension Library {
                 case .image(let photo):
                     guard known.insert(photo.sha256).inserted else {
                         report.duplicates += 1
+                        if stored.contains(photo.sha256) || preexisting.contains(photo.sha256) {
+                            report.alreadyInMemory += 1
+                        } else {
+                            report.repeatedInFolders += 1
+                        }
                         // Already committed to the memory: the import still proves its stored copy
                         // whole (a duplicate costs one re-hash) and repairs it from these bytes if it
                         // is not. A repeat within this batch is not stored yet: nothing to check.

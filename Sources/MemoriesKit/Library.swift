@@ -6,6 +6,8 @@ import OpenSwiftData
 /// (`.library_SUPPORT/sha256/…`) in one folder.
 public final class Library {
     public let directory: URL
+    /// Whether this open made the library (its store did not exist).
+    public let created: Bool
     public let container: ModelContainer
     public let context: ModelContext
 
@@ -21,20 +23,21 @@ public final class Library {
         return URL(fileURLWithPath: home).appendingPathComponent(".local/share/memories")
     }
 
-    /// Opens the library. A writing open creates it on first use; a read-only one creates, migrates
-    /// and writes nothing (and works on a folder that cannot be written), and a library that does
-    /// not exist is an error.
+    /// Opens the library. A writing open with `create` makes it on first use (`created` then says
+    /// so); without `create`, or read-only, a library that does not exist is an error. A read-only
+    /// open creates, migrates and writes nothing (and works on a folder that cannot be written).
     ///
     /// Either way the store must be the one its photo folder belongs to: an emptied, deleted or
     /// replaced `library.store` beside stored photos is refused with what to do, before anything
     /// could conclude that the photos are unused.
-    public init(directory: URL, readOnly: Bool = false) throws {
+    public init(directory: URL, readOnly: Bool = false, create: Bool = true) throws {
         self.directory = directory
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory)
         if exists, !isDirectory.boolValue { throw LibraryError.notADirectory(directory.path) }
         let store = directory.appendingPathComponent("library.store")
-        if readOnly {
+        created = !(exists && FileManager.default.fileExists(atPath: store.path))
+        if readOnly || !create {
             guard exists, FileManager.default.fileExists(atPath: store.path) else {
                 throw LibraryError.noLibrary(directory.path, photosLeft: Self.holdsPhotos(directory))
             }
@@ -82,7 +85,17 @@ public final class Library {
         }
         if found.count == 1 { return found[0] }
         if found.count > 1 { throw LibraryError.ambiguousMemory(query, candidates: found.map(describe)) }
-        throw LibraryError.memoryNotFound(query)
+        // No exact match: the title with case and surrounding spaces ignored, when that is unique;
+        // else the closest titles as a suggestion.
+        var titles = FetchDescriptor<Memory>(sortBy: [SortDescriptor(\.date)])
+        titles.propertiesToFetch = [\.title]
+        let all = try context.fetch(titles)
+        let folded = trimmed.lowercased()
+        let loose = all.filter { $0.title.trimmingCharacters(in: .whitespaces).lowercased() == folded }
+        if loose.count == 1 { return loose[0] }
+        if loose.count > 1 { throw LibraryError.ambiguousMemory(query, candidates: loose.map(describe)) }
+        let closest = all.map(\.title).filter { Suggestion.distance(folded, $0.lowercased()) <= max(2, folded.count / 4) }
+        throw LibraryError.memoryNotFound(query, closest: Array(Set(closest)).sorted().prefix(3).map { $0 })
     }
 
     func fetchMemory(id: UUID) throws -> Memory? {

@@ -2,7 +2,7 @@ import Foundation
 
 /// Failures of journal operations, each saying what to do.
 public enum LibraryError: Error, Equatable, LocalizedError {
-    case memoryNotFound(String)
+    case memoryNotFound(String, closest: [String] = [])
     case ambiguousMemory(String, candidates: [String])
     case imageNotFound(memory: String, image: String)
     case notADirectory(String)
@@ -16,8 +16,9 @@ public enum LibraryError: Error, Equatable, LocalizedError {
 
     public var errorDescription: String? {
         switch self {
-        case .memoryNotFound(let query):
-            return "no memory matches '\(query)' (give an id, a unique id prefix, or the exact title; `memories list` shows them)"
+        case .memoryNotFound(let query, let closest):
+            let hint = closest.isEmpty ? "" : "; did you mean " + closest.map { "'\($0)'" }.joined(separator: " or ") + "?"
+            return "no memory matches '\(query)'\(hint) (give an id, a unique id prefix, or the title; `memories list` shows them)"
         case .ambiguousMemory(let query, let candidates):
             return "'\(query)' matches several memories (by title or id); give more of the id:\n" + candidates.map { "  " + $0 }.joined(separator: "\n")
         case .imageNotFound(let memory, let image):

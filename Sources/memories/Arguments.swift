@@ -6,25 +6,37 @@ struct UsageError: Error {
     var message: String
 }
 
-/// Parses `--name value`, `--name=value` and `--flag` options and positionals, against the
-/// options a command declares. A value is never taken from a word that is itself one of the
-/// command's options or flags (`--title --json` is "--title needs a value"); such a value is
-/// given as `--title=--json`.
+/// Parses `--name value`, `--name=value` and `--flag` options, their short forms (`-j 2`, `-j2`,
+/// `-n`) and positionals, against the options a command declares. A value is never taken from a
+/// word starting with `--` (`--title --json` is "--title needs a value"); such a value is given as
+/// `--title=--json`. An unknown option is named with the closest known one.
 struct Arguments {
     var positionals: [String] = []
     var values: [String: [String]] = [:]
     var flags: Set<String> = []
 
-    init(_ args: [String], options: Set<String>, flags allowedFlags: Set<String>) throws {
+    init(_ args: [String], options: Set<String>, flags allowedFlags: Set<String>, short: [Character: String] = [:]) throws {
         var i = 0
         var onlyPositionals = false
+        var args = args
         while i < args.count {
-            let arg = args[i]
+            var arg = args[i]
+            // `-j 2`, `-j2`, `-n`: the long option they stand for.
+            if !onlyPositionals, arg.count >= 2, arg.hasPrefix("-"), !arg.hasPrefix("--"), Double(arg) == nil {
+                let letter = arg[arg.index(after: arg.startIndex)]
+                guard let long = short[letter] else {
+                    let known = short.keys.sorted().map { "-\($0)" }.joined(separator: ", ")
+                    throw UsageError(message: "unknown option '\(arg)'" + (known.isEmpty ? "" : " (short options here: \(known))"))
+                }
+                let rest = String(arg.dropFirst(2))
+                if !rest.isEmpty {
+                    guard options.contains(long) else { throw UsageError(message: "-\(letter) (--\(long)) takes no value") }
+                    args.insert(rest, at: i + 1)
+                }
+                arg = "--" + long
+            }
             i += 1
             if onlyPositionals || !arg.hasPrefix("--") || arg == "-" {
-                if arg.hasPrefix("-") && arg.count > 1 && !onlyPositionals && !arg.hasPrefix("--") {
-                    throw UsageError(message: "unknown option '\(arg)'")
-                }
                 positionals.append(arg)
                 continue
             }
@@ -45,14 +57,15 @@ struct Arguments {
                 if let inline {
                     values[name, default: []].append(inline)
                 } else {
-                    guard i < args.count, !Self.isOption(args[i], options: options, flags: allowedFlags) else {
+                    guard i < args.count, !args[i].hasPrefix("--") else {
                         throw UsageError(message: "--\(name) needs a value" + (i < args.count ? " (to give one starting with --, write --\(name)=\(args[i]))" : ""))
                     }
                     values[name, default: []].append(args[i])
                     i += 1
                 }
             } else {
-                throw UsageError(message: "unknown option '--\(name)'")
+                let suggestion = Suggestion.closest(to: name, in: Array(options) + Array(allowedFlags) + ["help"])
+                throw UsageError(message: "unknown option '--\(name)'" + (suggestion.map { " (did you mean '--\($0)'?)" } ?? ""))
             }
         }
     }

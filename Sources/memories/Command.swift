@@ -20,12 +20,15 @@ protocol Command {
     static var details: String { get }
     static var options: Set<String> { get }
     static var flags: Set<String> { get }
+    /// One-letter forms of options and flags (`j` for `jobs`).
+    static var shortOptions: [Character: String] { get }
     /// Validates `arguments` and runs; returns the exit status.
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32
 }
 
 extension Command {
     static var help: String { "\(abstract)\n\nUsage: \(usage)\n\n\(details)" }
+    static var shortOptions: [Character: String] { [:] }
 }
 
 func requirePositionals(_ arguments: Arguments, _ count: ClosedRange<Int>, _ what: String) throws {

@@ -4,10 +4,11 @@ import MemoriesKit
 enum ImportCommand: Command {
     static let name = "import"
     static let abstract = "Import photos from folders or files into a memory."
-    static let usage = "memories import <folder-or-file>... [--title T | --into MEMORY] [--date D] [--notes N] [--dry-run] [--jobs N] [--max-file-size SIZE] [--json]"
+    static let usage = "memories import <folder-or-file>... [--title T | --into MEMORY] [--date D] [--notes N] [-n|--dry-run] [-j|--jobs N] [--max-file-size SIZE] [-q|--quiet] [--json]"
     static let details = """
-    Walks folders recursively and imports every JPEG and PNG, recognised by content. Other files are
-    skipped and counted; invalid images are rejected with their path and reason, and the rest go in.
+    Walks folders recursively and imports every JPEG, PNG, HEIC, AVIF and WebP, recognised by content.
+    Other files are skipped, each named with the reason (GIF, video, hidden…); invalid images are
+    rejected with their path and reason, and the rest go in.
     A photo already in the memory (same SHA-256) is not added again; one stored copy serves every memory.
     A photo already stored is checked against its SHA-256, and rewritten from the file if the stored
     copy is damaged or missing ("repaired"). Only regular files are read, and a photo larger than
@@ -19,16 +20,23 @@ enum ImportCommand: Command {
       --into MEMORY  add to an existing memory (id, id prefix or exact title)
       --date D       the memory's date (default: the earliest EXIF capture time)
       --notes N      the memory's notes
-      --dry-run      report what would be imported; change nothing
-      --jobs N       decoding threads (default: the number of cores)
+      -n, --dry-run  report what would be imported; change nothing
+      -j, --jobs N   decoding threads (default: the number of cores)
       --max-file-size SIZE
                      the largest photo read (default 512MB; bytes, or with K, M, G: 2G)
+      -q, --quiet    print only rejections and errors (no progress, no summary)
       --json         print the report as JSON
+
+    Examples:
+      memories import ~/Pictures/Rome --title "Rome 2024"
+      memories import DCIM/100APPLE -n                 # what would go in, and what would not
+      memories import more.jpg --into "Rome 2024" -j 2
 
     Exit status: 0 all imported, 2 some files rejected (the rest imported), 1 failure, 64 usage error.
     """
     static let options: Set<String> = ["title", "into", "date", "notes", "jobs", "max-file-size"]
-    static let flags: Set<String> = ["dry-run", "json"]
+    static let flags: Set<String> = ["dry-run", "json", "quiet"]
+    static let shortOptions: [Character: String] = ["n": "dry-run", "j": "jobs", "q": "quiet"]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "missing <folder-or-file>") }
@@ -51,17 +59,26 @@ enum ImportCommand: Command {
         for path in arguments.positionals where !FileManager.default.fileExists(atPath: path) {
             throw UsageError(message: "\(Output.escaped(path)): no such file or folder")
         }
-        let progress = Output.Progress("importing")
-        let report = try library().importPhotos(arguments.positionals, options: options) { progress.update($0, $1) }
+        let quiet = arguments.has("quiet")
+        let progress = Output.Progress("importing", enabled: !quiet)
+        let lib = try library()
+        if lib.created { Output.error("created a new library at \(Output.escaped(lib.directory.path))") }
+        let report = try lib.importPhotos(arguments.positionals, options: options) { progress.update($0, $1) }
         progress.finish()
         if arguments.has("json") {
             try Output.json(report)
         } else {
             for rejection in report.rejected { Output.error("rejected \(Output.escaped(rejection.path)): \(Output.escaped(rejection.reason))") }
             for path in report.repaired { Output.error("repaired the stored copy of \(Output.escaped(path)): it was damaged or missing") }
-            let title = report.memory.map { "'\(Output.escaped($0.title))' (\($0.id.prefix(8)))" } ?? (options.dryRun ? "(dry run)" : "no memory")
+            guard !quiet else { return report.rejected.isEmpty ? ExitCode.success : ExitCode.partialImport }
+            let folderTitle = options.title ?? URL(fileURLWithPath: arguments.positionals[0]).standardizedFileURL.lastPathComponent
+            let title = report.memory.map { "'\(Output.escaped($0.title))' (\($0.id.prefix(8)))" }
+                ?? (options.dryRun ? "'\(Output.escaped(folderTitle))' (dry run)" : "no memory")
+            var counts = ["\(report.alreadyInMemory) already in this memory"]
+            if report.repeatedInFolders > 0 { counts.append("\(report.repeatedInFolders) repeated in these folders") }
+            counts += ["\(report.skipped) skipped", "\(report.rejected.count) rejected"]
             Output.print("\(options.dryRun ? "would import" : "imported") \(report.imported) photo\(report.imported == 1 ? "" : "s") into \(title); "
-                         + "\(report.duplicates) already there, \(report.skipped) skipped, \(report.rejected.count) rejected")
+                         + counts.joined(separator: ", "))
             if !report.skippedFiles.isEmpty { Output.print(skippedSummary(report.skippedFiles)) }
             if report.memory == nil && !options.dryRun { Output.print("nothing was imported, so no memory was made") }
         }

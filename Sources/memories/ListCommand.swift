@@ -26,6 +26,10 @@ enum ListCommand: Command {
         if arguments.has("json") {
             try Output.json(memories)
         } else {
+            if memories.isEmpty {
+                let filtered = since != nil || until != nil || arguments.value("search") != nil
+                Output.error(filtered ? "no memory matches" : "no memories yet: `memories import FOLDER --title T` makes one")
+            }
             for m in memories {
                 let count = "\(m.imageCount) photo\(m.imageCount == 1 ? "" : "s")"
                 Output.print("\(m.date.prefix(10))  \(count.padding(toLength: 11, withPad: " ", startingAt: 0)) \(Formats.bytes(m.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))  \(m.id.prefix(8))  \(Output.escaped(m.title))")
@@ -134,7 +138,7 @@ enum DeleteCommand: Command {
         let memory = try lib.resolve(arguments.positionals[0])
         if !arguments.has("yes") {
             guard isatty(STDIN_FILENO) == 1 else { throw UsageError(message: "delete needs --yes when input is not a terminal") }
-            FileHandle.standardError.write(Data("Delete '\(Output.escaped(memory.title))' and its \(memory.memoryImages.count) photos? [y/N] ".utf8))
+            FileHandle.standardError.write(Data("Delete '\(Output.escaped(memory.title))' and its \(memory.memoryImages.count) photo\(memory.memoryImages.count == 1 ? "" : "s")? [y/N] ".utf8))
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
                 Output.print("kept '\(Output.escaped(memory.title))'")
                 return ExitCode.failure

@@ -51,7 +51,7 @@ enum ExportCommand: Command {
 enum GCCommand: Command {
     static let name = "gc"
     static let abstract = "Move stored files no memory uses to the trash; empty the trash of old ones."
-    static let usage = "memories gc [--dry-run] [--prune-now] [--json]"
+    static let usage = "memories gc [-n|--dry-run] [--prune-now] [--json]"
     static let details = """
     Nothing is deleted on first sight: an unused file is moved to the library's trash
     (.library_SUPPORT/trash/), and deleted by a later gc once it has been there for 7 days. A file
@@ -61,7 +61,7 @@ enum GCCommand: Command {
     process imports: writers and gc take the library's lock.
 
     Options:
-      --dry-run     list what would be moved, restored and deleted; change nothing
+      -n, --dry-run list what would be moved, restored and deleted; change nothing
       --prune-now   delete everything in the trash now instead of after 7 days
       --json        print the report as JSON (see docs/cli.md)
 
@@ -71,6 +71,7 @@ enum GCCommand: Command {
     """
     static let options: Set<String> = []
     static let flags: Set<String> = ["dry-run", "prune-now", "json"]
+    static let shortOptions: [Character: String] = ["n": "dry-run"]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         try requirePositionals(arguments, 0...0, "")

@@ -50,10 +50,13 @@ enum Output {
     /// A progress bar on stderr, redrawn in place; nothing at all when stderr is not a terminal.
     final class Progress {
         let label: String
-        let enabled = Output.isTerminal
+        let enabled: Bool
         private var lastDraw = 0.0
 
-        init(_ label: String) { self.label = label }
+        init(_ label: String, enabled: Bool = true) {
+            self.label = label
+            self.enabled = enabled && Output.isTerminal
+        }
 
         func update(_ done: Int, _ total: Int) {
             guard enabled, total > 0 else { return }

@@ -17,6 +17,7 @@ let rootHelp = """
 memories: keep photos as memories, titled and dated sets of photos with notes.
 
 Usage: memories [--library DIR] <command> [options]
+       memories --version
 
 Commands:
 \(commands.map { "  \($0.name.padding(toLength: 8, withPad: " ", startingAt: 0)) \($0.abstract)" }.joined(separator: "\n"))
@@ -49,6 +50,10 @@ func run(_ args: [String]) -> Int32 {
         FileHandle.standardError.write(Data((rootHelp + "\n").utf8))
         return ExitCode.usage
     }
+    if name == "--version" || name == "-V" || name == "version" {
+        Output.print("memories \(MemoriesVersion.string)")
+        return ExitCode.success
+    }
     if name == "--help" || name == "-h" || name == "help" {
         if rest.count > 1, let command = commands.first(where: { $0.name == rest[1] }) {
             Output.print(command.help)
@@ -58,7 +63,11 @@ func run(_ args: [String]) -> Int32 {
         return ExitCode.success
     }
     guard let command = commands.first(where: { $0.name == name }) else {
-        Output.error("unknown command '\(name)'\n\n\(rootHelp)")
+        if let suggestion = Suggestion.closest(to: name, in: commands.map { $0.name } + ["version", "help"]) {
+            Output.error("unknown command '\(Output.escaped(name))'; did you mean '\(suggestion)'?\nUsage: memories [--library DIR] <command> [options]; `memories --help` lists the commands")
+        } else {
+            Output.error("unknown command '\(Output.escaped(name))'\n\n\(rootHelp)")
+        }
         return ExitCode.usage
     }
     let commandArgs = Array(rest.dropFirst())
@@ -67,9 +76,12 @@ func run(_ args: [String]) -> Int32 {
         return ExitCode.success
     }
     do {
-        let arguments = try Arguments(commandArgs, options: command.options.union(["library"]), flags: command.flags)
+        let arguments = try Arguments(commandArgs, options: command.options.union(["library"]), flags: command.flags, short: command.shortOptions)
         let directory = (arguments.value("library") ?? libraryPath).map { URL(fileURLWithPath: $0) } ?? Library.defaultDirectory()
-        return try command.run(arguments) { try Library(directory: directory, readOnly: readOnlyCommands.contains(command.name)) }
+        return try command.run(arguments) {
+            // Only `import` makes a library: every other command on a folder without one says so.
+            try Library(directory: directory, readOnly: readOnlyCommands.contains(command.name), create: command.name == "import")
+        }
     } catch let error as UsageError {
         Output.error("\(error.message)\nUsage: \(command.usage)")
         return ExitCode.usage
