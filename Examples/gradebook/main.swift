@@ -15,15 +15,47 @@ func fail(_ message: String, _ code: Int32 = 1) -> Never {
     exit(code)
 }
 
+let help = """
+gradebook: students, quizzes and their grades (the Gradebook seed's models on OpenSwiftData).
+
+Usage: gradebook [--store PATH] <command> [arguments]
+
+Commands:
+  add-student FIRST LAST [--allow-duplicate]   a second student of the same name needs --allow-duplicate
+  add-quiz NAME POINTS
+  grade STUDENT QUIZ SCORE                     records or updates; SCORE from 0 to the quiz's points
+  delete-student STUDENT | delete-quiz QUIZ
+  students | quizzes | by-student | by-quiz    read commands: they never create a store
+
+STUDENT is an id or "First Last" (an error lists the candidates when several match); QUIZ an id or
+name. The store is --store PATH, else $GRADEBOOK_STORE, else ./gradebook.store.
+
+Examples:
+  gradebook add-student Ada Lovelace
+  gradebook add-quiz "Quiz 1" 10
+  gradebook grade "Ada Lovelace" "Quiz 1" 9
+  gradebook by-student
+"""
+
 var args = Array(CommandLine.arguments.dropFirst())
+if args.contains("--help") || args.contains("-h") || args.first == "help" {
+    print(help)
+    exit(0)
+}
 var storePath = ProcessInfo.processInfo.environment["GRADEBOOK_STORE"] ?? "gradebook.store"
 if let i = args.firstIndex(of: "--store") {
     guard i + 1 < args.count else { fail("--store needs a path", 64) }
     storePath = args[i + 1]
     args.removeSubrange(i...(i + 1))
 }
-guard let command = args.first else { fail("usage: gradebook [--store PATH] add-student|add-quiz|grade|delete-student|delete-quiz|students|quizzes|by-student|by-quiz …", 64) }
+let allowDuplicate = args.contains("--allow-duplicate")
+args.removeAll { $0 == "--allow-duplicate" }
+guard let command = args.first else { fail("usage: gradebook [--store PATH] add-student|add-quiz|grade|delete-student|delete-quiz|students|quizzes|by-student|by-quiz … (--help says more)", 64) }
 let operands = Array(args.dropFirst())
+let readCommands: Set<String> = ["students", "quizzes", "by-student", "by-quiz"]
+if readCommands.contains(command) && !FileManager.default.fileExists(atPath: storePath) {
+    fail("no store at \(storePath) (add a student or a quiz to create it; --store or $GRADEBOOK_STORE chooses another)")
+}
 
 let schema = Schema([Student.self, Quiz.self, Grade.self])
 let modelConfiguration = ModelConfiguration(schema: schema, url: URL(fileURLWithPath: storePath))
@@ -37,7 +69,12 @@ let modelContext = container.mainContext
 
 func student(_ key: String) throws -> Student {
     let all = try modelContext.fetch(FetchDescriptor<Student>())
-    if let s = all.first(where: { $0.id == key || "\($0.first_name) \($0.last_name)" == key }) { return s }
+    if let s = all.first(where: { $0.id == key }) { return s }
+    let named = all.filter { "\($0.first_name) \($0.last_name)" == key }
+    if named.count > 1 {
+        fail("\(named.count) students are called '\(key)'; give one's id:\n" + named.map { "  \($0.id)  \($0.first_name) \($0.last_name)" }.joined(separator: "\n"))
+    }
+    if let s = named.first { return s }
     fail("no student '\(key)'")
 }
 
@@ -54,7 +91,12 @@ func percent(_ score: Int, _ points: Int) -> String {
 do {
     switch (command, operands.count) {
     case ("add-student", 2):
-        let s = Student(firstname: operands[0], lastname: operands[1])
+        let (first, last) = (operands[0], operands[1])
+        let same = try modelContext.fetch(FetchDescriptor<Student>(predicate: #Predicate { $0.first_name == first && $0.last_name == last }))
+        if !same.isEmpty && !allowDuplicate {
+            fail("a student called '\(first) \(last)' exists already (\(same[0].id)); add --allow-duplicate to add a second one")
+        }
+        let s = Student(firstname: first, lastname: last)
         modelContext.insert(s)
         try modelContext.save()
         print("student \(s.id) \(s.first_name) \(s.last_name)")
@@ -65,8 +107,9 @@ do {
         try modelContext.save()
         print("quiz \(q.id) \(q.name) (\(q.points) points)")
     case ("grade", 3):
-        guard let score = Int(operands[2]) else { fail("SCORE must be a whole number", 64) }
+        guard let score = Int(operands[2]) else { fail("SCORE must be a whole number, not '\(operands[2])'", 64) }
         let s = try student(operands[0]), q = try quiz(operands[1])
+        guard (0...q.points).contains(score) else { fail("SCORE must be from 0 to \(q.points) (the points of \(q.name)), not \(score)", 64) }
         // The seed's GradeDetailView: find the grade for this student and quiz, then update or create.
         let sId = s.id
         let qId = q.id

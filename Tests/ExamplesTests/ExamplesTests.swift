@@ -83,24 +83,33 @@ func run(_ product: String, _ args: [String]) throws -> Run {
         #expect(try run("pocket-budget", ["--store", store, "make-v1-store"]).status == 0)
         let list = try run("pocket-budget", ["--store", store, "list"]).out
         #expect(list == """
-        #4  2024-06-05  fun       12.5  Cinema
-        #3  2024-06-02  transport 19.9  Train
-        #2  2024-05-03  food      84.35  Groceries
-        #1  2024-05-01  housing   1200  Rent
-        total: 1316.75
+        #4  2024-06-05  fun         12.50  Cinema
+        #3  2024-06-02  transport   19.90  Train
+        #2  2024-05-03  food        84.35  Groceries
+        #1  2024-05-01  housing   1200.00  Rent
+        total                     1316.75
 
         """)
         try run("pocket-budget", ["--store", store, "add", "Coffee", "3.40", "food", "--date", "2024-06-07", "--note", "with Ada"])
         try run("pocket-budget", ["--store", store, "edit", "2", "--amount", "90.10"])
-        #expect(try run("pocket-budget", ["--store", store, "list", "--since", "2024-06-01"]).out.hasPrefix("#5  2024-06-07  food      3.4  Coffee  (with Ada)\n#4"))
-        #expect(try run("pocket-budget", ["--store", store, "list", "--category", "food"]).out.hasSuffix("total: 93.5\n"))
-        #expect(try run("pocket-budget", ["--store", store, "totals"]).out == "2024-05  1290.1\n2024-06  35.8\n")
+        #expect(try run("pocket-budget", ["--store", store, "list", "--since", "2024-06-01"]).out.hasPrefix("#5  2024-06-07  food       3.40  Coffee  (with Ada)\n#4"))
+        #expect(try run("pocket-budget", ["--store", store, "list", "--category", "food"]).out.hasSuffix("total                     93.50\n"))
+        #expect(try run("pocket-budget", ["--store", store, "totals"]).out.hasPrefix("by month\n  2024-05   1290.10\n  2024-06     35.80\nby category\n"))
         try run("pocket-budget", ["--store", store, "delete", "1"])
-        #expect(try run("pocket-budget", ["--store", store, "totals"]).out == "2024-05  90.1\n2024-06  35.8\n")
+        #expect(try run("pocket-budget", ["--store", store, "totals"]).out == """
+        by month
+          2024-05   90.10
+          2024-06   35.80
+        by category
+          food      93.50
+          fun       12.50
+          transport 19.90
+
+        """)
         // Exact decimals: 0.1 + 0.2 is 0.3 here.
         try run("pocket-budget", ["--store", store, "add", "a", "0.1", "other", "--date", "2024-07-01"])
         try run("pocket-budget", ["--store", store, "add", "b", "0.2", "other", "--date", "2024-07-02"])
-        #expect(try run("pocket-budget", ["--store", store, "totals"]).out.hasSuffix("2024-07  0.3\n"))
+        #expect(try run("pocket-budget", ["--store", store, "totals"]).out.contains("  2024-07    0.30\n"))
     }
 
     @Test func pocketBudgetImportsACSVWithFourModelActorsAtOnce() throws {
@@ -112,9 +121,50 @@ func run(_ product: String, _ args: [String]) throws -> Run {
         try lines.joined(separator: "\n").write(to: csv, atomically: true, encoding: .utf8)
         let result = try run("pocket-budget", ["--store", store, "import-csv", csv.path, "--workers", "4"])
         #expect(result.status == 0 && result.out == "imported 400 expenses with 4 importers\n", "\(result.err)")
-        #expect(try run("pocket-budget", ["--store", store, "totals"]).out == "2024-03  802\n")
+        #expect(try run("pocket-budget", ["--store", store, "totals"]).out.hasPrefix("by month\n  2024-03   802.00\n"))
         #expect(try run("pocket-budget", ["--store", store, "list"]).out.split(separator: "\n").count == 401)
         let bad = try run("pocket-budget", ["--store", store, "import-csv", store])
         #expect(bad.status == 1)
+    }
+}
+
+/// The seed programs behave like tools: help with examples, values checked, names never guessed,
+/// read commands never create a store.
+@Suite struct ExampleToolTests {
+    @Test func bothHaveHelpWithExamples() throws {
+        for tool in ["gradebook", "pocket-budget"] {
+            let help = try run(tool, ["--help"])
+            #expect(help.status == 0 && help.out.contains("Usage: \(tool)") && help.out.contains("Examples:"), "\(tool)")
+        }
+    }
+
+    @Test func gradesStayWithinTheQuizAndNamesAreNeverGuessed() throws {
+        let s = Scratch()
+        let store = s.url.appendingPathComponent("g.store").path
+        #expect(try run("gradebook", ["--store", store, "students"]).err.contains("no store at \(store)"))
+        #expect(!FileManager.default.fileExists(atPath: store), "a read command created nothing")
+        try run("gradebook", ["--store", store, "add-student", "Ada", "Lovelace"])
+        try run("gradebook", ["--store", store, "add-quiz", "Quiz 1", "10"])
+        for score in ["11", "-3"] {
+            let out = try run("gradebook", ["--store", store, "grade", "Ada Lovelace", "Quiz 1", score])
+            #expect(out.status == 64 && out.err.contains("SCORE must be from 0 to 10 (the points of Quiz 1), not \(score)"), "\(out.err)")
+        }
+        let again = try run("gradebook", ["--store", store, "add-student", "Ada", "Lovelace"])
+        #expect(again.status == 1 && again.err.contains("a student called 'Ada Lovelace' exists already") && again.err.contains("--allow-duplicate"))
+        #expect(try run("gradebook", ["--store", store, "add-student", "Ada", "Lovelace", "--allow-duplicate"]).status == 0)
+        let ambiguous = try run("gradebook", ["--store", store, "grade", "Ada Lovelace", "Quiz 1", "5"])
+        #expect(ambiguous.status == 1 && ambiguous.err.contains("2 students are called 'Ada Lovelace'; give one's id:"))
+    }
+
+    @Test func amountsAreExactOrRefused() throws {
+        let s = Scratch()
+        let store = s.url.appendingPathComponent("b.store").path
+        #expect(try run("pocket-budget", ["--store", store, "list"]).status == 1)
+        #expect(!FileManager.default.fileExists(atPath: store), "a read command created nothing")
+        for bad in ["3,40", "1e3", "12.345", "", "12.", ".5", "abc", "٣"] {
+            let out = try run("pocket-budget", ["--store", store, "add", "Tea", bad, "food"])
+            #expect(out.status == 64 && out.err.contains("is not an amount"), "\(bad): \(out.err)")
+        }
+        #expect(try run("pocket-budget", ["--store", store, "add", "Tea", "3.4", "food"]).out.hasSuffix(" Tea 3.40\n"))
     }
 }
