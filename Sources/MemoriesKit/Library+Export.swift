@@ -57,13 +57,16 @@ extension Library {
     /// byte from verified blobs: a damaged blob produces no file and is listed in `failed`.
     /// - Throws: `ExportError` when the destination cannot be written (the export stops there),
     ///   `LibraryError.notADirectory` / `.destinationNotEmpty`.
-    public func export(_ memory: Memory, to destination: URL, options: ExportOptions) throws -> ExportManifest {
+    /// `progress` is told after each photo: photos done, photos in all, bytes written so far.
+    public func export(_ memory: Memory, to destination: URL, options: ExportOptions,
+                       progress: ((_ done: Int, _ total: Int, _ bytes: Int64) -> Void)? = nil) throws -> ExportManifest {
         let folder = try ExportFolder(creatingEmpty: destination.standardizedFileURL.path)
-        return try export(memory, into: folder, options: options)
+        return try export(memory, into: folder, options: options, progress: progress)
     }
 
     /// Writes the export into an opened folder (the part of `export(_:to:options:)` after opening it).
-    func export(_ memory: Memory, into dest: ExportFolder, options: ExportOptions) throws -> ExportManifest {
+    func export(_ memory: Memory, into dest: ExportFolder, options: ExportOptions,
+                progress: ((Int, Int, Int64) -> Void)? = nil) throws -> ExportManifest {
         let thumbs = options.html ? try ExportFolder(subfolder: "thumbs", of: dest) : nil
         let storedThumbnails = options.html ? try thumbnailDigests(of: memory) : [:]
         var names = FileNames()
@@ -71,7 +74,10 @@ extension Library {
         var manifest = ExportManifest(
             memory: .init(id: memory.id.uuidString.lowercased(), title: memory.title, date: Formats.iso(memory.date), notes: memory.notes),
             exportedAt: Formats.iso(Date()), format: options.format.rawValue, files: [], failed: [], warnings: [])
-        for image in try images(of: memory) {
+        let all = try images(of: memory)
+        var writtenBytes: Int64 = 0
+        for (index, image) in all.enumerated() {
+            defer { progress?(index + 1, all.count, writtenBytes) }
             func fail(_ reason: String) {
                 manifest.failed.append(.init(originalFilename: image.filename,
                                              reason: LibraryError.damagedImage(filename: image.filename, reason: reason).localizedDescription))
@@ -131,6 +137,7 @@ extension Library {
                 }
                 if let warning { manifest.warnings.append(.init(originalFilename: image.filename, reason: warning)) }
             }
+            writtenBytes += Int64(written)
             manifest.files.append(.init(file: name, thumbnail: thumbName, originalFilename: image.filename, sha256: image.sha256,
                                         format: writtenFormat, width: width, height: height, bytes: written,
                                         takenAt: options.stripMetadata ? nil : image.takenAt.map(Formats.iso)))

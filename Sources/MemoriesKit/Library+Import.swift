@@ -57,7 +57,10 @@ extension Library {
     /// Work happens in batches: worker threads decode, thumbnail and hash a batch; this thread
     /// inserts it and saves (blobs durable first, then one SQLite transaction). A killed import
     /// leaves whole batches; running it again skips what is there and adds the rest.
-    public func importPhotos(_ paths: [String], options: ImportOptions, progress: ((Int, Int) -> Void)? = nil) throws -> ImportReport {
+    /// `progress` is told, from the worker threads, each time a file has been read and checked:
+    /// files done, files in all, bytes read so far.
+    public func importPhotos(_ paths: [String], options: ImportOptions,
+                             progress: (@Sendable (_ done: Int, _ total: Int, _ bytes: Int64) -> Void)? = nil) throws -> ImportReport {
         var report = ImportReport()
         var files: [FileWalker.Entry] = []
         FileWalker().walk(paths, visit: { files.append($0) }, problem: { problem in
@@ -88,8 +91,9 @@ extension Library {
             guard start < files.count else { return nil }
             let slice = Array(files[start..<min(start + batch, files.count)])
             start += slice.count
-            return PendingBatch(slice) { Self.prepareBatch($0, options: options) }
+            return PendingBatch(slice) { Self.prepareBatch($0, options: options, counter: counter) }
         }
+        let counter = ProgressCounter(total: files.count, report: progress)
         var pending = nextBatch()
         // A failure (a full disk) must not leave a batch being decoded on other threads while the
         // process exits: wait for it before the error goes up.
@@ -104,7 +108,6 @@ extension Library {
             let repairedBefore = container.repairedBlobs.count
             for item in prepared {
                 done += 1
-                progress?(done, files.count)
                 switch item {
                 case .skipped(let path, let reason):
                     report.skipped += 1
@@ -240,7 +243,7 @@ extension Library {
     }
 
     /// Reads, validates, thumbnails and hashes a batch on `jobs` threads; results in input order.
-    static func prepareBatch(_ files: [FileWalker.Entry], options: ImportOptions) -> [Prepared] {
+    static func prepareBatch(_ files: [FileWalker.Entry], options: ImportOptions, counter: ProgressCounter? = nil) -> [Prepared] {
         let results = UnsafeMutableBufferPointer<Prepared>.allocate(capacity: files.count)
         results.initialize(repeating: .skipped("", ""))
         defer {
@@ -252,6 +255,7 @@ extension Library {
         DispatchQueue.concurrentPerform(iterations: jobs) { _ in
             while let i = next.take(below: files.count) {
                 results[i] = Self.prepare(files[i], options: options)
+                if case .image(let photo) = results[i] { counter?.add(bytes: Int64(photo.data.count)) } else { counter?.add(bytes: 0) }
             }
         }
         return Array(results)
@@ -317,5 +321,29 @@ final class Counter: @unchecked Sendable {
         guard value < limit else { return nil }
         value += 1
         return value - 1
+    }
+}
+
+/// Counts files as the workers finish them, for a progress display.
+final class ProgressCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = 0
+    private var bytes: Int64 = 0
+    let total: Int
+    let report: (@Sendable (Int, Int, Int64) -> Void)?
+
+    init(total: Int, report: (@Sendable (Int, Int, Int64) -> Void)?) {
+        self.total = total
+        self.report = report
+    }
+
+    func add(bytes read: Int64) {
+        guard let report else { return }
+        lock.lock()
+        done += 1
+        bytes += read
+        let (d, b) = (done, bytes)
+        lock.unlock()
+        report(d, total, b)
     }
 }

@@ -60,10 +60,10 @@ enum ImportCommand: Command {
             throw UsageError(message: "\(Output.escaped(path)): no such file or folder")
         }
         let quiet = arguments.has("quiet")
-        let progress = Output.Progress("importing", enabled: !quiet)
+        let progress = Progress("importing", enabled: !quiet)
         let lib = try library()
         if lib.created { Output.error("created a new library at \(Output.escaped(lib.directory.path))") }
-        let report = try lib.importPhotos(arguments.positionals, options: options) { progress.update($0, $1) }
+        let report = try lib.importPhotos(arguments.positionals, options: options) { progress.update($0, $1, bytes: $2) }
         progress.finish()
         if arguments.has("json") {
             try Output.json(report)

@@ -35,7 +35,11 @@ enum ExportCommand: Command {
         options.html = arguments.has("html")
         let lib = try library()
         let memory = try lib.resolve(arguments.positionals[0])
-        let manifest = try lib.export(memory, to: URL(fileURLWithPath: arguments.positionals[1]), options: options)
+        let progress = Progress("exporting")
+        let manifest = try lib.export(memory, to: URL(fileURLWithPath: arguments.positionals[1]), options: options) {
+            progress.update($0, $1, bytes: $2)
+        }
+        progress.finish()
         for failure in manifest.failed { Output.error(failure.reason) }
         for warning in manifest.warnings { Output.error(warning.reason) }
         if arguments.has("json") {
@@ -113,7 +117,7 @@ enum VerifyCommand: Command {
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         try requirePositionals(arguments, 0...0, "")
-        let progress = Output.Progress("verifying")
+        let progress = Progress("verifying")
         let lib = try library()
         let report = try lib.verify { done, _ in progress.update(done, max(done, 1)) }
         progress.finish()
@@ -155,7 +159,7 @@ enum RepairCommand: Command {
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "missing <folder-or-file>") }
-        let progress = Output.Progress("reading")
+        let progress = Progress("reading")
         let report = try library().repair(from: arguments.positionals) { progress.update($0, $1) }
         progress.finish()
         if arguments.has("json") {

@@ -46,32 +46,4 @@ enum Output {
     }
 
     static var isTerminal: Bool { isatty(STDERR_FILENO) == 1 }
-
-    /// A progress bar on stderr, redrawn in place; nothing at all when stderr is not a terminal.
-    final class Progress {
-        let label: String
-        let enabled: Bool
-        private var lastDraw = 0.0
-
-        init(_ label: String, enabled: Bool = true) {
-            self.label = label
-            self.enabled = enabled && Output.isTerminal
-        }
-
-        func update(_ done: Int, _ total: Int) {
-            guard enabled, total > 0 else { return }
-            let now = Date().timeIntervalSince1970
-            guard done == total || now - lastDraw > 0.05 else { return }
-            lastDraw = now
-            let width = 30
-            let filled = width * done / total
-            let bar = String(repeating: "=", count: filled) + (filled < width ? ">" : "") + String(repeating: " ", count: max(0, width - filled - 1))
-            FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)".utf8))
-        }
-
-        func finish() {
-            guard enabled else { return }
-            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-        }
-    }
 }

@@ -65,7 +65,7 @@ import Testing
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         script.waitUntilExit()
         #expect(script.terminationStatus == 0)
-        #expect(text.contains("importing [==============================] 8/8"), "\(text.debugDescription)")
+        #expect(text.contains("importing [") && text.contains("]  8/8  100%"), "\(text.debugDescription)")
     }
 
     @Test func dryRunChangesNothing() throws {

@@ -246,15 +246,15 @@ import Testing
         var options = ImportOptions()
         options.title = "Race"
         options.jobs = 1
-        var edited = false
-        // The edit lands (from another process's point of view) while the import is under way.
-        _ = try lib.importPhotos([fixturePhotos.appendingPathComponent("Rome").path], options: options) { done, _ in
-            guard !edited && done == 1 else { return }
-            edited = true
+        let edited = Flag()
+        // The edit lands (from another process's point of view) while the import is under way:
+        // progress is reported from a worker as the first photo is read.
+        _ = try lib.importPhotos([fixturePhotos.appendingPathComponent("Rome").path], options: options) { done, _, _ in
+            guard done == 1, edited.setOnce() else { return }
             let result = try? box.run("edit", "Race", "--date", "2001-02-03")
             #expect(result?.status == 0, "\(result?.stderr ?? "")")
         }
-        #expect(edited)
+        #expect(edited.value)
         let shown = try box.run("show", "Race", "--json").json(ShowJSON.self)
         #expect(shown.date.hasPrefix("2001-02-03"), "the import's date guess overwrote the edit: \(shown.date)")
     }
@@ -268,11 +268,10 @@ import Testing
         var options = ImportOptions()
         options.title = "Doomed"
         options.jobs = 1
-        var deleted = false
+        let deleted = Flag()
         #expect(throws: LibraryError.memoryDeletedDuringImport("Doomed")) {
-            _ = try lib.importPhotos([fixturePhotos.appendingPathComponent("Rome").path], options: options) { _, _ in
-                guard !deleted else { return }
-                deleted = true
+            _ = try lib.importPhotos([fixturePhotos.appendingPathComponent("Rome").path], options: options) { _, _, _ in
+                guard deleted.setOnce() else { return }
                 #expect((try? box.run("delete", "Doomed", "--yes"))?.status == 0)
             }
         }
@@ -351,5 +350,19 @@ struct RepairJSON: Decodable {
         #expect(try lib.context.query("SELECT count(*) FROM pragma_table_info('MemoryImage') WHERE name IN ('takenAtOffset', 'fileModifiedAt')").first?.first == .integer(2))
         #expect(try box.run("verify").status == 0)
         #expect(try box.run("show", "Rome", "--json").json(ShowJSON.self).images.count == 4)
+    }
+}
+
+/// A flag set once, from any thread.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var value = false
+    /// Sets the flag; true only for the first caller.
+    func setOnce() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if value { return false }
+        value = true
+        return true
     }
 }

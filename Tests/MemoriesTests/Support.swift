@@ -40,7 +40,7 @@ final class Sandbox {
         return Result(status: process.process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 
-    func start(_ args: [String], environment: [String: String] = [:]) -> (process: Process, out: Pipe, err: Pipe) {
+    func start(_ args: [String], environment: [String: String] = [:], stderr: FileHandle? = nil) -> (process: Process, out: Pipe, err: Pipe) {
         let process = Process()
         process.executableURL = packageRoot.appendingPathComponent(".build/debug/memories")
         process.arguments = args
@@ -50,7 +50,7 @@ final class Sandbox {
         process.environment = env
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
-        process.standardError = err
+        process.standardError = stderr ?? err
         process.standardInput = FileHandle.nullDevice
         try! process.run()
         return (process, out, err)

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+/// What a terminal shows after `text` is written to it, `width` columns wide: the lines, and how
+/// many times a line was too long and wrapped.
+func render(_ text: String, width: Int) -> (lines: [String], wraps: Int) {
+    var screen: [[Character]] = [[]]
+    var row = 0, col = 0, wraps = 0
+    var chars = Array(text)
+    var i = 0
+    func put(_ c: Character) {
+        if col >= width {
+            wraps += 1
+            row += 1
+            col = 0
+        }
+        while screen.count <= row { screen.append([]) }
+        while screen[row].count < col { screen[row].append(" ") }
+        if col < screen[row].count { screen[row][col] = c } else { screen[row].append(c) }
+        col += 1
+    }
+    while i < chars.count {
+        let c = chars[i]
+        if c == "\r" { col = 0 }
+        else if c == "\n" { row += 1; col = 0; while screen.count <= row { screen.append([]) } }
+        else if c == "\u{1B}", i + 2 < chars.count, chars[i + 1] == "[" {
+            var j = i + 2
+            while j < chars.count, !chars[j].isLetter { j += 1 }
+            if j < chars.count, chars[j] == "K", row < screen.count, col < screen[row].count { screen[row].removeSubrange(col...) }
+            i = j
+        } else { put(c) }
+        i += 1
+    }
+    chars = []
+    return (screen.map { String($0) }, wraps)
+}
+
+@Suite struct ProgressTests {
+    /// Runs `memories` with stderr on a pseudo-terminal of `columns`; returns what the terminal got.
+    func runOnTerminal(_ box: Sandbox, columns: Int, _ args: [String]) throws -> (status: Int32, terminal: String) {
+        // /dev/ptmx by hand (posix_openpt is not in Swift's Glibc module): unlock, then ask its number.
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0, number: UInt32 = 0
+        #expect(master >= 0 && ioctl(master, 0x4004_5431 /* TIOCSPTLCK */, &unlock) == 0 && ioctl(master, 0x8004_5430 /* TIOCGPTN */, &number) == 0)
+        var size = winsize(ws_row: 24, ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        #expect(ioctl(master, UInt(TIOCSWINSZ), &size) == 0)
+        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        #expect(slave >= 0)
+        let (process, _, _) = box.start(["--library", box.library.path] + args, environment: ["MEMORIES_PROGRESS_INTERVAL": "0"],
+                                         stderr: FileHandle(fileDescriptor: slave, closeOnDealloc: false))
+        close(slave)
+        var output = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(master, &buffer, buffer.count)
+            if n <= 0 { break }  // EIO once the child has closed the terminal
+            output.append(contentsOf: buffer[0..<n])
+        }
+        process.waitUntilExit()
+        close(master)
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    @Test(arguments: [40, 120])
+    func importProgressFitsTheTerminalAndLeavesNoStaleLines(_ columns: Int) throws {
+        let box = Sandbox()
+        let (status, terminal) = try runOnTerminal(box, columns: columns, ["import", fixtureImages.appendingPathComponent("good").path, "--title", "P"])
+        #expect(status == 0)
+        let draws = terminal.components(separatedBy: "\r").filter { $0.hasPrefix("importing") }
+        #expect(draws.count >= 10, "one draw per photo: \(draws.count)")
+        #expect(draws.contains { $0.contains("/") && $0.contains("%") })
+        for draw in draws {
+            let visible = draw.replacingOccurrences(of: "\u{1B}[K", with: "")
+            #expect(visible.count < columns, "a progress line never reaches the last column: \(visible)")
+        }
+        // The messages before it may wrap (a long path); the progress lines left nothing behind.
+        let screen = render(terminal, width: columns)
+        #expect(!screen.lines.contains { $0.contains("importing") }, "the progress line is gone: \(screen.lines)")
+        #expect(render(terminal.replacingOccurrences(of: box.library.path, with: "LIB"), width: columns).wraps == 0)
+        #expect(terminal.contains("created a new library"))
+        if columns >= 120 {
+            #expect(draws.last?.contains("MB") == true || draws.last?.contains("KB") == true, "bytes shown when there is room: \(draws.last ?? "")")
+        }
+    }
+
+    @Test func nothingIsDrawnWhenStderrIsNotATerminal() throws {
+        let box = Sandbox()
+        let result = try box.run(["import", fixtureImages.appendingPathComponent("good").path, "--title", "P"], environment: ["MEMORIES_PROGRESS_INTERVAL": "0"])
+        #expect(result.status == 0 && !result.stderr.contains("importing") && !result.stderr.contains("\r"))
+    }
+}
