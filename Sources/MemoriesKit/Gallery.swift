@@ -1,17 +1,26 @@
 import Foundation
 
-/// The offline HTML gallery of an export: thumbnails (or, lacking one, the photo itself) linking to
-/// the photos, relative links only.
+/// The offline HTML gallery of an export: one file, no request beyond the folder.
+///
+/// - Justified rows: each photo keeps its aspect ratio (from its preview's size), rows fill the
+///   width (CSS flex, no script needed), thumbnails at 1x and previews at 2x (`srcset`), lazily.
+/// - Sections by day for a large memory (`sectionsFrom` photos or more, over more than one day).
+/// - A lightbox (a few lines of inline script): the 1,280 px preview, its date, name and the link
+///   to the original; previous/next by buttons, arrow keys and swipes; Escape closes. Without
+///   script, each photo links to its preview.
 enum Gallery {
-    static func html(_ manifest: ExportManifest) -> String {
+    static func html(_ manifest: ExportManifest, sectionsFrom: Int = 30) -> String {
         let title = escape(manifest.memory.title)
         let date = escape(String(manifest.memory.date.prefix(10)))
-        let items = manifest.files.map { file -> String in
-            let href = link(file.file)
-            // Without a thumbnail, the photo itself (so that no photo is missing from the gallery).
-            let img = "<img src=\"\(link(file.thumbnail ?? file.file))\" alt=\"\(escape(file.originalFilename))\" loading=\"lazy\">"
-            let caption = escape(file.takenAt.map { String($0.prefix(10)) + " · " } ?? "") + escape(file.originalFilename)
-            return "<figure><a href=\"\(href)\">\(img)</a><figcaption>\(caption)</figcaption></figure>"
+        var days: [(String, [(Int, ExportManifest.File)])] = []
+        for (index, file) in manifest.files.enumerated() {
+            let day = file.takenAt.map { String($0.prefix(10)) } ?? "undated"
+            if let last = days.indices.last, days[last].0 == day { days[last].1.append((index, file)) } else { days.append((day, [(index, file)])) }
+        }
+        if manifest.files.count < sectionsFrom { days = [("", days.flatMap(\.1))] }
+        let sections = days.map { day, files -> String in
+            let heading = days.count > 1 && manifest.files.count >= sectionsFrom ? "<h2>\(escape(day))</h2>\n" : ""
+            return heading + "<div class=\"rows\">\n" + files.map { figure($0.1) }.joined(separator: "\n") + "\n<i></i></div>"
         }.joined(separator: "\n")
         return """
         <!doctype html>
@@ -21,12 +30,27 @@ enum Gallery {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>\(title)</title>
         <style>
-        body { font-family: system-ui, sans-serif; margin: 2rem; background: #fafafa; color: #222; }
-        h1 { margin-bottom: 0.2rem; } .date { color: #666; } .notes { white-space: pre-wrap; max-width: 60rem; }
-        main { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 1rem; margin-top: 1.5rem; }
-        figure { margin: 0; background: #fff; padding: 0.5rem; border-radius: 6px; box-shadow: 0 1px 3px rgba(0,0,0,.15); }
-        img { width: 100%; height: 200px; object-fit: cover; display: block; border-radius: 4px; }
-        figcaption { font-size: 0.8rem; color: #555; margin-top: 0.3rem; overflow-wrap: anywhere; }
+        body { font-family: system-ui, sans-serif; margin: 1.5rem; background: #fafafa; color: #222; }
+        h1 { margin: 0 0 .2rem; } h2 { font-size: 1rem; color: #555; margin: 1.5rem 0 .5rem; }
+        .date { color: #666; } .notes { white-space: pre-wrap; max-width: 60rem; }
+        .rows { display: flex; flex-wrap: wrap; gap: 4px; }
+        .rows > i { flex-grow: 1000; }
+        figure { margin: 0; position: relative; min-width: 0; flex-grow: calc(var(--w) / var(--h) * 100);
+          flex-basis: calc(var(--w) / var(--h) * 180px); max-width: calc(var(--w) / var(--h) * 300px); }
+        figure a { display: block; }
+        figure img { display: block; width: 100%; height: auto; aspect-ratio: var(--w) / var(--h); object-fit: cover; background: #ddd; border-radius: 3px; }
+        figcaption { position: absolute; left: 0; right: 0; bottom: 0; padding: .2rem .4rem; font-size: .75rem; color: #fff;
+          background: linear-gradient(transparent, rgba(0,0,0,.6)); border-radius: 0 0 3px 3px; opacity: 0; transition: opacity .2s; }
+        figure:hover figcaption, figure a:focus + figcaption { opacity: 1; }
+        a:focus-visible { outline: 3px solid #1a73e8; outline-offset: 2px; }
+        @media (max-width: 500px) { body { margin: .75rem; } figure { flex-basis: calc(var(--w) / var(--h) * 110px); } }
+        #box { position: fixed; inset: 0; background: rgba(0,0,0,.92); display: none; flex-direction: column; align-items: center; justify-content: center; }
+        #box.open { display: flex; }
+        #box img { max-width: 96vw; max-height: 82vh; object-fit: contain; }
+        #box p { color: #eee; margin: .6rem 1rem; text-align: center; font-size: .9rem; } #box a { color: #9cf; }
+        #box button { position: absolute; background: rgba(255,255,255,.15); color: #fff; border: 0; font-size: 1.6rem;
+          width: 2.6rem; height: 2.6rem; border-radius: 50%; cursor: pointer; }
+        #prev { left: .6rem; top: 50%; } #next { right: .6rem; top: 50%; } #close { right: .6rem; top: .6rem; }
         </style>
         </head>
         <body>
@@ -34,11 +58,66 @@ enum Gallery {
         <div class="date">\(date) · \(manifest.files.count) photo\(manifest.files.count == 1 ? "" : "s")</div>
         <p class="notes">\(escape(manifest.memory.notes))</p>
         <main>
-        \(items)
+        \(sections)
         </main>
+        <div id="box" role="dialog" aria-modal="true" aria-label="Photo">
+        <button id="close" aria-label="Close">×</button><button id="prev" aria-label="Previous photo">‹</button>
+        <img id="shown" alt=""><p id="caption"></p><button id="next" aria-label="Next photo">›</button>
+        </div>
+        <script>
+        (function () {
+          var links = Array.prototype.slice.call(document.querySelectorAll("figure a"));
+          var box = document.getElementById("box"), shown = document.getElementById("shown"), caption = document.getElementById("caption");
+          var current = -1, opener = null, startX = null;
+          function show(i) {
+            current = (i + links.length) % links.length;
+            var a = links[current];
+            shown.src = a.getAttribute("href");
+            shown.alt = a.dataset.name;
+            caption.textContent = (a.dataset.date ? a.dataset.date + " · " : "") + a.dataset.name + " · " + (current + 1) + " of " + links.length + " · ";
+            var original = document.createElement("a");
+            original.href = a.dataset.original;
+            original.textContent = "original";
+            caption.appendChild(original);
+          }
+          function open(i) { opener = document.activeElement; show(i); box.classList.add("open"); document.getElementById("close").focus(); }
+          function close() { box.classList.remove("open"); shown.removeAttribute("src"); if (opener) opener.focus(); }
+          links.forEach(function (a, i) { a.addEventListener("click", function (e) { e.preventDefault(); open(i); }); });
+          document.getElementById("prev").onclick = function () { show(current - 1); };
+          document.getElementById("next").onclick = function () { show(current + 1); };
+          document.getElementById("close").onclick = close;
+          document.addEventListener("keydown", function (e) {
+            if (!box.classList.contains("open")) return;
+            if (e.key === "ArrowLeft") show(current - 1);
+            else if (e.key === "ArrowRight") show(current + 1);
+            else if (e.key === "Escape") close();
+          });
+          box.addEventListener("touchstart", function (e) { startX = e.touches[0].clientX; }, { passive: true });
+          box.addEventListener("touchend", function (e) {
+            if (startX === null) return;
+            var dx = e.changedTouches[0].clientX - startX;
+            if (Math.abs(dx) > 50) show(current + (dx < 0 ? 1 : -1));
+            startX = null;
+          });
+        })();
+        </script>
         </body>
         </html>
         """
+    }
+
+    /// One photo: its thumbnail (the preview on HiDPI screens) in a link to its preview.
+    static func figure(_ file: ExportManifest.File) -> String {
+        let name = escape(file.originalFilename)
+        let day = file.takenAt.map { escape(String($0.prefix(10))) } ?? ""
+        let (w, h) = (file.previewWidth ?? 4, file.previewHeight ?? 3)
+        let small = link(file.thumbnail ?? file.preview ?? file.file)
+        let large = link(file.preview ?? file.file)
+        let srcset = file.preview != nil && file.thumbnail != nil ? " srcset=\"\(small) 1x, \(large) 2x\"" : ""
+        let alt = day.isEmpty ? name : "\(name), \(day)"
+        return "<figure style=\"--w:\(w);--h:\(h)\"><a href=\"\(large)\" data-name=\"\(name)\" data-date=\"\(day)\" data-original=\"\(link(file.file))\">"
+            + "<img src=\"\(small)\"\(srcset) alt=\"\(alt)\" width=\"\(w)\" height=\"\(h)\" loading=\"lazy\" decoding=\"async\"></a>"
+            + "<figcaption>\(day.isEmpty ? "" : day + " · ")\(name)</figcaption></figure>"
     }
 
     static func escape(_ text: String) -> String {

@@ -25,6 +25,10 @@ public struct ExportManifest: Codable, Equatable {
         public var height: Int
         public var bytes: Int
         public var takenAt: String?
+        /// With `--html`: the gallery's 1,280 px JPEG of the photo (upright, sRGB) and its size.
+        public var preview: String?
+        public var previewWidth: Int?
+        public var previewHeight: Int?
     }
     public struct Failure: Codable, Equatable {
         public var originalFilename: String
@@ -68,6 +72,8 @@ extension Library {
     func export(_ memory: Memory, into dest: ExportFolder, options: ExportOptions,
                 progress: ((Int, Int, Int64) -> Void)? = nil) throws -> ExportManifest {
         let thumbs = options.html ? try ExportFolder(subfolder: "thumbs", of: dest) : nil
+        let previews = options.html ? try ExportFolder(subfolder: "previews", of: dest) : nil
+        var previewNames = FileNames()
         let storedThumbnails = options.html ? try thumbnailDigests(of: memory) : [:]
         var names = FileNames()
         var thumbNames = FileNames()
@@ -137,16 +143,27 @@ extension Library {
                 }
                 if let warning { manifest.warnings.append(.init(originalFilename: image.filename, reason: warning)) }
             }
+            var preview: (name: String, width: Int, height: Int)?
+            if let previews, let digest = BlobDigest(hex: image.sha256) {
+                // What the gallery's lightbox shows: never the original (a 12 MP file, or a HEIC no browser shows).
+                if let made = try? Imaging.thumbnail(of: try original ?? blobs.read(digest, verify: true), maxSide: 1280, quality: 82) {
+                    let p = previewNames.claim(name, extension: "jpg")
+                    try previews.write(p, made.jpeg)
+                    preview = ("previews/" + p, made.width, made.height)
+                }
+            }
             writtenBytes += Int64(written)
             manifest.files.append(.init(file: name, thumbnail: thumbName, originalFilename: image.filename, sha256: image.sha256,
                                         format: writtenFormat, width: width, height: height, bytes: written,
-                                        takenAt: options.stripMetadata ? nil : image.takenAt.map(Formats.iso)))
+                                        takenAt: options.stripMetadata ? nil : image.takenAt.map(Formats.iso),
+                                        preview: preview?.name, previewWidth: preview?.width, previewHeight: preview?.height))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try dest.write("manifest.json", try encoder.encode(manifest))
         if options.html { try dest.write("index.html", Data(Gallery.html(manifest).utf8)) }
         try thumbs?.sync()
+        try previews?.sync()
         try dest.sync()
         return manifest
     }

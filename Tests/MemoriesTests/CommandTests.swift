@@ -79,7 +79,7 @@ import Testing
         let result = try box.run("export", "Été à Rome", dest.path, "--html")
         #expect(result.status == 0, "\(result.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: dest.path).sorted()
-        #expect(files == ["IMG_0001.jpg", "IMG_0002.jpg", "IMG_0003.jpg", "IMG_0006.jpg", "index.html", "manifest.json", "thumbs"])
+        #expect(files == ["IMG_0001.jpg", "IMG_0002.jpg", "IMG_0003.jpg", "IMG_0006.jpg", "index.html", "manifest.json", "previews", "thumbs"])
         for name in ["IMG_0001.jpg", "IMG_0002.jpg", "IMG_0006.jpg"] {
             #expect(try Data(contentsOf: dest.appendingPathComponent(name)) == Data(contentsOf: fixturePhotos.appendingPathComponent("Rome/\(name)")))
         }
@@ -92,7 +92,7 @@ import Testing
         }
         let html = try String(contentsOf: dest.appendingPathComponent("index.html"), encoding: .utf8)
         #expect(html.contains("<title>\u{00C9}t\u{00E9} \u{00E0} Rome</title>") || html.contains("<title>Été à Rome</title>"))
-        #expect(html.contains(#"<a href="IMG_0001.jpg"><img src="thumbs/IMG_0001.jpg""#))
+        #expect(html.contains(#"<a href="previews/IMG_0001.jpg" data-name="IMG_0001.jpg""#) && html.contains(#"data-original="IMG_0001.jpg"><img src="thumbs/IMG_0001.jpg" srcset="thumbs/IMG_0001.jpg 1x, previews/IMG_0001.jpg 2x""#), "\(html)")
         #expect(!html.contains("http://") && !html.contains("https://"), "works offline")
         let thumb = try Imaging.probe(Data(contentsOf: dest.appendingPathComponent("thumbs/IMG_0001.jpg")))
         #expect(max(thumb.width, thumb.height) == 256)

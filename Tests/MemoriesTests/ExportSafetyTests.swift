@@ -48,7 +48,7 @@ import Testing
         #expect(manifest.files.count == 4 && manifest.failed.isEmpty && manifest.warnings.isEmpty)
         #expect(tree(outside).isEmpty, "written through the link: \(tree(outside))")
         let written = tree(moved)
-        #expect(written.filter { $0.hasSuffix(".jpg") }.count == 8, "4 photos and 4 thumbnails: \(written)")
+        #expect(written.filter { $0.hasSuffix(".jpg") }.count == 12, "4 photos, 4 thumbnails and 4 previews: \(written)")
         #expect(written.contains("manifest.json") && written.contains("index.html"))
         #expect(!written.contains { $0.contains(".partial") }, "\(written)")
         for file in manifest.files {
@@ -190,7 +190,7 @@ import Testing
         #expect(!result.stderr.contains("autosave"), "\(result.stderr)")
         #expect(result.stderr.contains("the thumbnail of IMG_0001.jpg is damaged in the library"), "\(result.stderr)")
         let html = try String(contentsOf: dest.appendingPathComponent("index.html"), encoding: .utf8)
-        #expect(html.contains(#"<a href="IMG_0001.jpg"><img src="thumbs/IMG_0001.jpg""#), "\(html)")
+        #expect(html.contains(#"data-original="IMG_0001.jpg"><img src="thumbs/IMG_0001.jpg""#), "\(html)")
         let thumb = try Imaging.probe(Data(contentsOf: dest.appendingPathComponent("thumbs/IMG_0001.jpg")))
         #expect(max(thumb.width, thumb.height) == 256, "made again from the photo")
         #expect(try sha256(dest.appendingPathComponent("IMG_0001.jpg")) == original)
@@ -202,6 +202,42 @@ import Testing
                                        width: 1, height: 1, bytes: 1, takenAt: nil)
         let manifest = ExportManifest(memory: .init(id: "", title: "t", date: "2024-01-01", notes: ""), exportedAt: "", format: "original",
                                       files: [file], failed: [], warnings: [])
-        #expect(Gallery.html(manifest).contains(#"<a href="a%20b.jpg"><img src="a%20b.jpg""#))
+        #expect(Gallery.html(manifest).contains(#"<a href="a%20b.jpg" data-name="a b.jpg" data-date="" data-original="a%20b.jpg"><img src="a%20b.jpg" alt="a b.jpg""#))
+    }
+}
+
+/// The gallery: justified rows by aspect ratio, previews for the lightbox, sections by day, and
+/// nothing fetched from outside the folder.
+@Suite struct GalleryTests {
+    @Test func previewsSectionsAndOnlyRelativeLinks() throws {
+        let box = Sandbox()
+        let folder = box.url.appendingPathComponent("Trip")
+        _ = box.copy(fixtureImages.appendingPathComponent("good/date-zurich-night.jpg"), to: "Trip/night.jpg")
+        _ = box.copy(fixtureImages.appendingPathComponent("good/date-xmp-only.png"), to: "Trip/later.png")
+        _ = box.copy(fixtureImages.appendingPathComponent("good/rotated.heic"), to: "Trip/phone.heic")
+        #expect(try box.run("import", folder.path, "--title", "Trip").status == 0)
+        let out = box.url.appendingPathComponent("out")
+        #expect(try box.run("export", "Trip", out.path, "--html").status == 0)
+        let html = try String(contentsOf: out.appendingPathComponent("index.html"), encoding: .utf8)
+        // Three photos: no sections (those are for large memories); the HEIC's preview is a JPEG a
+        // browser shows, upright.
+        #expect(!html.contains("<h2>"))
+        let manifest = try JSONDecoder().decode(ExportManifest.self, from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        #expect(Gallery.html(manifest, sectionsFrom: 3).components(separatedBy: "<h2>").count - 1 == 3, "a section per day")
+        let preview = try Imaging.probe(Data(contentsOf: out.appendingPathComponent("previews/phone.jpg")))
+        #expect(preview.format == .jpeg && preview.width == 48 && preview.height == 32)
+        #expect(html.contains("--w:48;--h:32"), "the aspect ratio of the photo as shown")
+        #expect(html.contains(#"data-original="phone.heic""#))
+        // Every reference stays in the folder.
+        for attribute in ["src=\"", "href=\"", "data-original=\""] {
+            for part in html.components(separatedBy: attribute).dropFirst() {
+                let target = String(part.prefix { $0 != "\"" })
+                #expect(!target.contains(":") && !target.hasPrefix("/") && !target.contains(".."), "\(attribute)\(target)")
+                if !target.isEmpty {
+                    #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(target.removingPercentEncoding!).path), "\(target)")
+                }
+            }
+        }
+        #expect(!html.contains("url(") && !html.contains("@import") && !html.contains("//"), "no request beyond the folder")
     }
 }
