@@ -241,3 +241,44 @@ import Testing
         #expect(!html.contains("url(") && !html.contains("@import") && !html.contains("//"), "no request beyond the folder")
     }
 }
+
+/// Opened in headless Chromium (when the machine has it: `scripts/gallery-screenshot.sh` installs
+/// it), the gallery requests nothing: Chromium's network log shows no request by the page.
+@Suite struct GalleryInABrowserTests {
+    static let chromium = "/usr/bin/chromium"
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: chromium)))
+    func theGalleryMakesNoNetworkRequest() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.path, "--title", "Demo").status == 0)
+        let out = box.url.appendingPathComponent("out")
+        #expect(try box.run("export", "Demo", out.path, "--html").status == 0)
+        func pageRequests(_ page: URL) throws -> (Int32, String) {
+            let log = box.url.appendingPathComponent("net-\(page.lastPathComponent).json")
+            let browser = Process()
+            browser.executableURL = URL(fileURLWithPath: Self.chromium)
+            browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--log-net-log=\(log.path)",
+                                 "--screenshot=\(box.url.appendingPathComponent("shot.png").path)", page.absoluteString]
+            browser.standardError = FileHandle.nullDevice
+            browser.standardOutput = FileHandle.nullDevice
+            try browser.run()
+            browser.waitUntilExit()
+            let check = Process()
+            check.executableURL = packageRoot.appendingPathComponent("scripts/netlog-page-requests.py")
+            check.arguments = [log.path]
+            let found = Pipe()
+            check.standardOutput = found
+            try check.run()
+            let text = String(decoding: found.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            check.waitUntilExit()
+            return (check.terminationStatus, text)
+        }
+        let (status, requests) = try pageRequests(out.appendingPathComponent("index.html"))
+        #expect(status == 0 && requests.isEmpty, "\(requests)")
+        // The check itself sees a page that does fetch something.
+        let bad = out.appendingPathComponent("fetching.html")
+        try #"<img src="http://127.0.0.1:9/x.png">"#.write(to: bad, atomically: true, encoding: .utf8)
+        let (badStatus, badRequests) = try pageRequests(bad)
+        #expect(badStatus == 1 && badRequests.contains("http://127.0.0.1:9/x.png"))
+    }
+}
