@@ -14,6 +14,10 @@ enum ListCommand: Command {
       --search TEXT  memories whose title, notes or file names contain every word of TEXT
                      (as word prefixes; accents and case ignored)
       --json         print [{"id","title","date","imageCount","bytes"}]
+
+    Examples:
+      memories list
+      memories list --search rome --since 2024-01-01
     """
     static let options: Set<String> = ["since", "until", "search"]
     static let flags: Set<String> = ["json"]
@@ -48,6 +52,10 @@ enum ShowCommand: Command {
 
     Options:
       --json   print {"id","title","date","notes","images":[{"id","filename","sha256","format","width","height","bytes","takenAt","takenAtZoneKnown","fileModifiedAt"}]}
+
+    Examples:
+      memories show "Rome 2024"
+      memories show 3f2a --json
     """
     static let options: Set<String> = []
     static let flags: Set<String> = ["json"]
@@ -88,7 +96,18 @@ enum EditCommand: Command {
     static let name = "edit"
     static let abstract = "Change a memory's title, notes or date."
     static let usage = "memories edit <memory> [--title T] [--notes N] [--date D]"
-    static let details = "At least one of --title, --notes, --date."
+    static let details = """
+    At least one of --title, --notes, --date. <memory> is an id, a unique id prefix, or a title.
+
+    Options:
+      --title T   the new title
+      --notes N   the new notes (an empty string clears them)
+      --date D    the new date (YYYY-MM-DD or ISO 8601, in your time zone unless it gives an offset)
+
+    Examples:
+      memories edit "Rome 2024" --title "Rome, June 2024"
+      memories edit 3f2a --date 2024-06-11 --notes "Gelato every day"
+    """
     static let options: Set<String> = ["title", "notes", "date"]
     static let flags: Set<String> = []
 
@@ -110,7 +129,15 @@ enum RemoveCommand: Command {
     static let name = "remove"
     static let abstract = "Remove one photo from a memory."
     static let usage = "memories remove <memory> <image>"
-    static let details = "<image> is the photo's id, a unique id prefix, or its file name. Its stored bytes go unless another memory has the same photo."
+    static let details = """
+    <image> is the photo's id, a unique id prefix, or its file name. Its stored bytes go to the
+    library's trash unless another memory has the same photo.
+
+    Options: none.
+
+    Examples:
+      memories remove "Rome 2024" IMG_0002.jpg
+    """
     static let options: Set<String> = []
     static let flags: Set<String> = []
 
@@ -128,7 +155,17 @@ enum DeleteCommand: Command {
     static let name = "delete"
     static let abstract = "Delete a memory, its photos, and every stored file no longer used."
     static let usage = "memories delete <memory> [--yes]"
-    static let details = "Asks for confirmation on a terminal; --yes skips it (and is required when input is not a terminal)."
+    static let details = """
+    Asks for confirmation on a terminal. The memory's photos that no other memory has go to the
+    library's trash (`memories gc` empties it of what has been there 7 days).
+
+    Options:
+      --yes   do not ask (required when input is not a terminal)
+
+    Examples:
+      memories delete "Rome 2024"
+      memories delete 3f2a --yes
+    """
     static let options: Set<String> = []
     static let flags: Set<String> = ["yes"]
 

@@ -14,8 +14,14 @@ enum ExportCommand: Command {
       --format F         original (default), jpeg or png
       --max-size PX      shrink so the longest side is at most PX (re-encodes)
       --quality Q        JPEG quality 1–100 (default 85)
-      --strip-metadata   leave EXIF out of re-encoded JPEGs
-      --html             add index.html, an offline gallery of thumbnails linking to the photos
+      --strip-metadata   remove EXIF (GPS too), XMP and comments: JPEG and PNG without re-encoding,
+                         HEIC/AVIF/WebP converted to JPEG
+      --html             add index.html, an offline gallery (thumbnails, previews, a lightbox)
+      --json             print the manifest
+
+    Examples:
+      memories export "Rome 2024" ~/rome --html
+      memories export "Rome 2024" ~/rome-small --format jpeg --max-size 2048 --strip-metadata
 
     Exit status: 0 everything exported, 1 some photos could not be (listed on stderr), 64 usage error.
     """
@@ -109,6 +115,10 @@ enum VerifyCommand: Command {
     Options:
       --json   print {"ok","blobsChecked","missing":[],"corrupt":[],"inTrash":[],"orphans",
                "trashBlobs","trashBytes","database","problems":[]}
+
+    Examples:
+      memories verify
+      memories verify --json
 
     Exit status: 0 only when healthy (database ok, nothing missing or corrupt), else 1.
     """

@@ -7,6 +7,7 @@ import OpenSwiftData
 let commands: [any Command.Type] = [
     ImportCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
     ExportCommand.self, DeleteCommand.self, GCCommand.self, VerifyCommand.self, RepairCommand.self,
+    CompletionCommand.self,
 ]
 
 /// Commands that only read: they open the library read-only, so they never create, migrate or
@@ -55,6 +56,10 @@ func run(_ args: [String]) -> Int32 {
         return ExitCode.success
     }
     if name == "--help" || name == "-h" || name == "help" {
+        if rest.count > 1, rest[1] == "--man" {
+            Output.print(CompletionCommand.manPage())
+            return ExitCode.success
+        }
         if rest.count > 1, let command = commands.first(where: { $0.name == rest[1] }) {
             Output.print(command.help)
         } else {

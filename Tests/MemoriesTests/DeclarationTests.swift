@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// The help pages, docs/cli.md, the completions and the man page say what the program accepts:
+/// the commands' declarations are read back from `memories completion bash`, which is generated
+/// from them, and every option must be in the command's --help and in its section of docs/cli.md.
+@Suite struct DeclarationTests {
+    /// Command name → its long and short options, as the generated bash completion lists them.
+    func declarations(_ box: Sandbox) throws -> [String: [String]] {
+        let script = try box.run("completion", "bash").stdout
+        var found: [String: [String]] = [:]
+        for line in script.split(separator: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard let paren = trimmed.firstIndex(of: ")"), trimmed.contains("words=\""), !trimmed.hasPrefix("*") else { continue }
+            let name = String(trimmed[..<paren])
+            let words = trimmed.split(separator: "\"")[1].split(separator: " ").map(String.init)
+            found[name] = words.filter { $0 != "--help" && $0 != "--library" }
+        }
+        return found
+    }
+
+    @Test func everyOptionIsInItsHelpAndInDocs() throws {
+        let box = Sandbox()
+        let commands = try declarations(box)
+        #expect(commands.count == 11, "\(commands.keys.sorted())")
+        let docs = try String(contentsOf: packageRoot.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let sections = docs.components(separatedBy: "\n### ").dropFirst()
+        for (name, options) in commands {
+            let help = try box.run(name, "--help")
+            #expect(help.status == 0 && help.stdout.contains("Examples:"), "\(name) --help has examples")
+            let section = sections.first { $0.prefix { $0 != "\n" }.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.contains(name) }
+            #expect(section != nil, "docs/cli.md has a section for \(name)")
+            for option in options {
+                #expect(help.stdout.contains(option), "\(name) --help names \(option)")
+                #expect(section?.contains(option) == true, "docs/cli.md's \(name) section names \(option)")
+            }
+        }
+    }
+
+    @Test func bashCompletesCommandsAndOptions() throws {
+        let box = Sandbox()
+        let script = box.url.appendingPathComponent("memories.bash")
+        try box.run("completion", "bash").stdout.write(to: script, atomically: true, encoding: .utf8)
+        func complete(_ words: [String]) throws -> String {
+            let bash = Process()
+            bash.executableURL = URL(fileURLWithPath: "/bin/bash")
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            bash.arguments = ["-c", "source '\(script.path)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _memories; echo \"${COMPREPLY[*]}\""]
+            let out = Pipe()
+            bash.standardOutput = out
+            try bash.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            bash.waitUntilExit()
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try complete(["memories", "imp"]) == "import")
+        #expect(try complete(["memories", "import", "--dr"]) == "--dry-run")
+        #expect(try complete(["memories", "--library", "x", "export", "--strip"]) == "--strip-metadata")
+        #expect(try complete(["memories", "gc", "-"]).contains("-n"))
+    }
+
+    @Test func theManPageIsValidRoff() throws {
+        let box = Sandbox()
+        let page = box.url.appendingPathComponent("memories.1")
+        try box.run("help", "--man").stdout.write(to: page, atomically: true, encoding: .utf8)
+        let groff = Process()
+        groff.executableURL = URL(fileURLWithPath: "/usr/bin/groff")
+        groff.arguments = ["-man", "-ww", "-z", page.path]
+        let err = Pipe()
+        groff.standardError = err
+        try groff.run()
+        let warnings = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        groff.waitUntilExit()
+        #expect(groff.terminationStatus == 0 && warnings.isEmpty, "\(warnings)")
+        let text = try String(contentsOf: page, encoding: .utf8)
+        for section in ["IMPORT", "EXPORT", "GC", "COMPLETION"] { #expect(text.contains(".SH \(section)")) }
+    }
+}
