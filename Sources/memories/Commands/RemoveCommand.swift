@@ -1,0 +1,28 @@
+import Foundation
+import MemoriesKit
+
+enum RemoveCommand: Command {
+    static let name = "remove"
+    static let abstract = "Remove one photo from a memory."
+    static let usage = "memories remove <memory> <image>"
+    static let details = """
+    <image> is the photo's id, a unique id prefix, or its file name. Its stored bytes go to the
+    library's trash unless another memory has the same photo.
+
+    Options: none.
+
+    Examples:
+      memories remove "Rome 2024" IMG_0002.jpg
+    """
+    static let options: Set<String> = []
+    static let flags: Set<String> = []
+
+    static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
+        try requirePositionals(arguments, 2...2, "<memory> <image>")
+        let lib = try library()
+        let memory = try lib.resolve(arguments.positionals[0])
+        let image = try lib.remove(memory, image: arguments.positionals[1])
+        Output.print("removed \(Output.escaped(image.filename)) from '\(Output.escaped(memory.title))'")
+        return ExitCode.success
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import MemoriesKit
+
+enum RepairCommand: Command {
+    static let name = "repair"
+    static let abstract = "Restore damaged or missing stored photos from folders of the originals."
+    static let usage = "memories repair <folder-or-file>... [--json]"
+    static let details = """
+    Checks every stored file against its SHA-256 (as verify does), then reads the files under the
+    folders given and rewrites each damaged or missing photo from a file with the same SHA-256.
+    Lists what it restored and what no file matched. Importing a photo that is already stored
+    repairs it too.
+
+    Options:
+      --json   print {"restored":[{"sha256","from"}],"unrestored":[{"sha256","problem","usedBy"}],"filesRead"}
+
+    Examples:
+      memories repair ~/Pictures/Rome /media/backup/photos
+
+    Exit status: 0 nothing left damaged, 1 some stored files could not be restored.
+    """
+    static let options: Set<String> = []
+    static let flags: Set<String> = ["json"]
+
+    static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
+        guard !arguments.positionals.isEmpty else { throw UsageError(message: "missing <folder-or-file>") }
+        let progress = Progress("reading")
+        let report = try library().repair(from: arguments.positionals) { progress.update($0, $1) }
+        progress.finish()
+        if arguments.has("json") {
+            try Output.json(report)
+        } else {
+            for item in report.restored { Output.print("restored \(item.sha256.prefix(12)) from \(Output.escaped(item.from))") }
+            for item in report.unrestored {
+                Output.print("not restored: \(item.sha256.prefix(12)) \(item.problem)"
+                             + (item.usedBy.isEmpty ? "" : ", used by \(Output.escaped(item.usedBy.joined(separator: ", ")))"))
+            }
+            Output.print("\(report.restored.count) restored, \(report.unrestored.count) not restored (\(report.filesRead) photos read)")
+        }
+        return report.unrestored.isEmpty ? ExitCode.success : ExitCode.failure
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import MemoriesKit
+
+enum ShowCommand: Command {
+    static let name = "show"
+    static let abstract = "Show a memory and its photos."
+    static let usage = "memories show <memory> [--json]"
+    static let details = """
+    <memory> is an id, a unique id prefix, or an exact title.
+
+    Options:
+      --json   print {"id","title","date","notes","images":[{"id","filename","sha256","format","width","height","bytes","takenAt","takenAtZoneKnown","fileModifiedAt"}]}
+
+    Examples:
+      memories show "Rome 2024"
+      memories show 3f2a --json
+    """
+    static let options: Set<String> = []
+    static let flags: Set<String> = ["json"]
+
+    static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
+        try requirePositionals(arguments, 1...1, "<memory>")
+        let lib = try library()
+        let detail = try lib.detail(of: try lib.resolve(arguments.positionals[0]))
+        if arguments.has("json") {
+            try Output.json(detail)
+            return ExitCode.success
+        }
+        Output.print("\(Output.escaped(detail.title))\n\(detail.date.prefix(10))  id \(detail.id)")
+        if !detail.notes.isEmpty { Output.print("\n\(detail.notes)") }
+        Output.print("")
+        var cameraClock = false
+        for image in detail.images {
+            // A capture time whose offset is known shows in the user's zone; one without, as the
+            // camera's clock said (marked *).
+            var taken = "                 "
+            if let text = image.takenAt, let date = ISO8601DateFormatter().date(from: text) {
+                if image.takenAtZoneKnown == true {
+                    taken = Formats.local(date) + " "
+                } else {
+                    taken = Formats.local(date, in: TimeZone(identifier: "UTC")!) + "*"
+                    cameraClock = true
+                }
+            }
+            Output.print("\(image.id.prefix(8))  \(taken)  \(image.format.padding(toLength: 4, withPad: " ", startingAt: 0)) \("\(image.width)x\(image.height)".padding(toLength: 10, withPad: " ", startingAt: 0)) \(Formats.bytes(image.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))  \(Output.escaped(image.filename))")
+        }
+        Output.print("\(detail.images.count) photo\(detail.images.count == 1 ? "" : "s"), \(Formats.bytes(detail.images.reduce(0) { $0 + $1.bytes })); "
+                     + "times in \(Formats.zone.identifier)\(cameraClock ? " (* the camera's clock: the photo does not say its zone)" : "")")
+        return ExitCode.success
+    }
+}
