@@ -87,11 +87,23 @@ extension Library {
 }
 
 extension Library {
-    /// A stored file for people: its SHA-256 and the photos (file name and memory) it is the original of.
+    /// A stored file for people: its SHA-256 and the photos (file name and memory) it is the
+    /// original or the thumbnail of.
     public func describeBlob(_ hex: String) throws -> String {
         let images = try context.fetch(FetchDescriptor<MemoryImage>(predicate: #Predicate { $0.sha256 == hex }))
-        guard !images.isEmpty else { return "\(hex) (a thumbnail, or a file no photo uses)" }
-        let uses = images.map { "\($0.filename) in '\($0.memory?.title ?? "?")'" }
-        return "\(hex) (\(uses.joined(separator: ", ")))"
+        if !images.isEmpty {
+            return "\(hex) (the photo \(images.map { "\($0.filename) in '\($0.memory?.title ?? "?")'" }.joined(separator: ", ")))"
+        }
+        let thumbnails = try thumbnailOwners(hex)
+        if !thumbnails.isEmpty { return "\(hex) (the thumbnail of \(thumbnails.map(\.description).joined(separator: ", ")))" }
+        return "\(hex) (a file no photo uses)"
+    }
+
+    /// The photos whose thumbnail is the stored file `hex`: (row key, "file in 'memory'").
+    func thumbnailOwners(_ hex: String) throws -> [(key: Int64, description: String)] {
+        try context.query(#"SELECT i."_pk", i."filename", m."title" FROM "MemoryImage" i LEFT JOIN "Memory" m ON m."_pk" = i."memory" WHERE i."thumbnailData" = ?"#,
+                          [.text(hex)]).map { row in
+            (row[0].int64Value ?? 0, "\(row[1].stringValue ?? "?") in '\(row[2].stringValue ?? "?")'")
+        }
     }
 }

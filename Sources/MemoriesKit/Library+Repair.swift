@@ -1,5 +1,6 @@
 import BlobStore
 import Foundation
+import Imaging
 import OpenSwiftData
 
 /// What `repair` did, as printed with `--json`.
@@ -47,11 +48,27 @@ extension Library {
                 report.restored.append(.init(sha256: digest.hex, from: file.display))
             }
         }
+        // A damaged thumbnail is made again from its photo, when that is intact (stored anew under
+        // its own digest; the damaged one is released).
+        for digest in damaged.keys.sorted() {
+            for owner in try thumbnailOwners(digest.hex) {
+                guard let image = context.model(for: PersistentIdentifier(entityName: "MemoryImage", primaryKey: owner.key)) as? MemoryImage,
+                      let original = BlobDigest(hex: image.sha256), damaged[original] == nil,
+                      let photo = try? blobs.read(original, verify: true),
+                      let thumbnail = try? Imaging.thumbnail(of: photo, maxSide: 256, quality: 80) else { continue }
+                image.thumbnailData = thumbnail.jpeg
+                try context.save()
+                damaged[digest] = nil
+                report.restored.append(.init(sha256: digest.hex, from: "the photo \(owner.description) (thumbnail made again)"))
+            }
+        }
         for (digest, problem) in damaged.sorted(by: { $0.key < $1.key }) {
             let hex = digest.hex
             let images = try context.fetch(FetchDescriptor<MemoryImage>(predicate: #Predicate { $0.sha256 == hex }))
-            report.unrestored.append(.init(sha256: hex, problem: images.isEmpty ? "\(problem); a thumbnail or a file no photo uses" : problem,
-                                           usedBy: images.map { "\($0.filename) in '\($0.memory?.title ?? "?")'" }))
+            let thumbnails = try thumbnailOwners(hex)
+            let what = !images.isEmpty ? problem : !thumbnails.isEmpty ? "\(problem); a thumbnail whose photo is damaged too" : "\(problem); a file no photo uses"
+            report.unrestored.append(.init(sha256: hex, problem: what,
+                                           usedBy: images.map { "\($0.filename) in '\($0.memory?.title ?? "?")'" } + thumbnails.map { "thumbnail of \($0.description)" }))
         }
         return report
     }

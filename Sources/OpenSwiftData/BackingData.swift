@@ -215,7 +215,9 @@ public final class _BackingData {
     @discardableResult
     func _setRaw(_ value: Any?, at index: Int) -> Any? {
         ensureSlot(index)
-        if unloaded.contains(index) && state == .persisted { context?.load(index, of: self) }
+        // The old value is loaded first (a relationship's inverse needs it), except an external
+        // value's: its blob is not read only to be replaced (the fault stays in the snapshot).
+        if unloaded.contains(index) && state == .persisted && !(values[index] is ExternalFault) { context?.load(index, of: self) }
         let old = values[index]
         unloaded.remove(index)
         if state == .persisted, let context {

@@ -1,4 +1,5 @@
 import Foundation
+@testable import MemoriesKit
 import Testing
 
 /// What a person types, through the built `memories`: versions, typos, short options, missing
@@ -63,5 +64,43 @@ import Testing
         let json = try box.run("import", fixturePhotos.path, "--title", "Rome 2024", "--json")
         let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         #expect(report?["alreadyInMemory"] as? Int == 7 && report?["repeatedInFolders"] as? Int == 0)
+    }
+}
+
+/// `verify` names the photo and memory of every damaged file and says how to repair; `repair`
+/// makes a damaged thumbnail again from its photo.
+@Suite struct DamageWordingTests {
+    func blob(_ box: Sandbox, _ hex: String) -> URL {
+        box.library.appendingPathComponent(".library_SUPPORT/sha256/\(hex.prefix(2))/\(hex)")
+    }
+
+    @Test func verifyNamesWhatIsDamagedAndRepairMakesAThumbnailAgain() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris").status == 0)
+        let probe = try box.run("show", "Paris", "--json").json(ShowJSON.self)
+        let photo = try #require(probe.images.first { $0.filename == "IMG_0005.jpg" })
+        let thumbnailHex = try #require(try thumbnailDigest(box, photo.sha256))
+        for (hex, offset) in [(thumbnailHex, 100), (photo.sha256, 200)] {
+            let handle = try FileHandle(forWritingTo: blob(box, hex))
+            try handle.seek(toOffset: UInt64(offset))
+            try handle.write(contentsOf: Data("xx".utf8))
+            try handle.close()
+        }
+        let verify = try box.run("verify")
+        #expect(verify.status == 1)
+        #expect(verify.stdout.contains("corrupt: \(thumbnailHex) (the thumbnail of IMG_0005.jpg in 'Paris')"), "\(verify.stdout)")
+        #expect(verify.stdout.contains("corrupt: \(photo.sha256) (the photo IMG_0005.jpg in 'Paris')"))
+        #expect(verify.stdout.contains("to repair: `memories repair FOLDER...`"))
+        // The photo comes back from the folder; then its thumbnail is made again from it.
+        let repair = try box.run("repair", fixturePhotos.appendingPathComponent("Paris").path)
+        #expect(repair.status == 0, "\(repair.stdout) \(repair.stderr)")
+        #expect(repair.stdout.contains("restored \(thumbnailHex.prefix(12)) from the photo IMG_0005.jpg in 'Paris' (thumbnail made again)"), "\(repair.stdout)")
+        #expect(!repair.stderr.contains("could not be loaded"), "the damaged thumbnail is not read to be replaced: \(repair.stderr)")
+        #expect(try box.run("verify").status == 0)
+    }
+
+    func thumbnailDigest(_ box: Sandbox, _ original: String) throws -> String? {
+        let lib = try Library(directory: box.library, readOnly: true)
+        return try lib.context.query(#"SELECT "thumbnailData" FROM "MemoryImage" WHERE "sha256" = ?"#, [.text(original)]).first?.first?.stringValue
     }
 }

@@ -36,6 +36,9 @@ enum VerifyCommand: Command {
             Output.print("\(report.blobsChecked) stored files checked, \(report.missing.count) missing, \(report.corrupt.count) corrupt, \(report.orphans) unused")
             for hex in report.missing { Output.print("missing: \(try lib.describeBlob(hex))") }
             for hex in report.corrupt { Output.print("corrupt: \(try lib.describeBlob(hex))") }
+            if !report.missing.isEmpty || !report.corrupt.isEmpty {
+                Output.print("to repair: `memories repair FOLDER...` rewrites damaged or missing photos from folders holding them and makes damaged thumbnails again")
+            }
             Output.print("trash: \(report.trashBlobs) file\(report.trashBlobs == 1 ? "" : "s") (\(Formats.bytes(Int(report.trashBytes))))")
             for problem in report.problems { Output.print("problem: \(problem)") }
             Output.print(report.ok ? "healthy" : "NOT healthy")
