@@ -29,7 +29,7 @@ extension BlobStore {
 
     /// Re-hashes blobs and reports problems; `expected` is the set of digests that must be present.
     public func verify(expected: Set<BlobDigest>?, only: Set<BlobDigest>? = nil,
-                       progress: ((Int, Int64) -> Void)? = nil) throws -> VerifyReport {
+                       progress: ((Int, Int, Int64) -> Void)? = nil) throws -> VerifyReport {
         try verify(expected: expected.map { set in { set } }, only: only, progress: progress)
     }
 
@@ -41,9 +41,9 @@ extension BlobStore {
     ///     tree: no removal (which takes it exclusive) falls between the two, so a blob removed
     ///     after its last reference went is not reported missing.
     ///   - only: limit re-hashing to these digests (the rest of the tree is still listed).
-    ///   - progress: called after each blob with (blobs done, bytes done).
+    ///   - progress: called after each blob with (blobs done, blobs to check, bytes done).
     public func verify(expected: (() throws -> Set<BlobDigest>)? = nil, only: Set<BlobDigest>? = nil,
-                       progress: ((Int, Int64) -> Void)? = nil) throws -> VerifyReport {
+                       progress: ((Int, Int, Int64) -> Void)? = nil) throws -> VerifyReport {
         var report = VerifyReport()
         var present = Set<BlobDigest>()
         var listed: [BlobDigest] = []
@@ -65,6 +65,7 @@ extension BlobStore {
             }
             report.trash = try trashSummary()
         }
+        let total = only.map { set in listed.filter { set.contains($0) }.count } ?? listed.count
         for digest in listed {
             if let only, !only.contains(digest) { continue }
             var size: Int64 = 0
@@ -77,7 +78,7 @@ extension BlobStore {
             }
             report.checked += 1
             report.bytesChecked += size
-            progress?(report.checked, report.bytesChecked)
+            progress?(report.checked, total, report.bytesChecked)
         }
         if let wanted {
             report.missing = wanted.subtracting(present).sorted()

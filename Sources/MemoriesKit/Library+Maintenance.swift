@@ -60,7 +60,7 @@ extension Library {
 
     /// SQLite's integrity check, and every referenced blob present with the right hash. A store
     /// with no record at all beside a folder that holds photos is not healthy either.
-    public func verify(progress: ((Int, Int64) -> Void)? = nil) throws -> VerifyReport {
+    public func verify(progress: ((_ done: Int, _ total: Int, _ bytes: Int64) -> Void)? = nil) throws -> VerifyReport {
         let integrity: String
         do {
             integrity = try context.query("PRAGMA integrity_check").compactMap { $0.first?.stringValue }.joined(separator: "; ")

@@ -181,7 +181,7 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     /// Re-hashes every blob and checks that every referenced one is present and intact.
-    public func verifyExternalStorage(progress: ((Int, Int64) -> Void)? = nil) throws -> BlobStore.VerifyReport {
+    public func verifyExternalStorage(progress: ((Int, Int, Int64) -> Void)? = nil) throws -> BlobStore.VerifyReport {
         guard let blobs = blobStore else { return BlobStore.VerifyReport() }
         return try blobs.verify(expected: { try self.references(checkingIntegrity: false) }, progress: progress)
     }

@@ -21,12 +21,13 @@ import Testing
         try Data("x".utf8).write(to: dir.url.appendingPathComponent("sha256/notes.txt"))
         try Data("y".utf8).write(to: dir.url.appendingPathComponent("tmp/abandoned.part"))
         var calls = 0
-        let report = try store.verify(expected: [a, b, c, gone]) { _, _ in calls += 1 }
+        var totals: Set<Int> = []
+        let report = try store.verify(expected: [a, b, c, gone]) { _, total, _ in calls += 1; totals.insert(total) }
         #expect(report.corrupt == [a, b].sorted())
         #expect(report.missing == [gone])
         #expect(report.stray == [dir.url.appendingPathComponent("sha256/notes.txt").path])
         #expect(report.temporary == [dir.url.appendingPathComponent("tmp/abandoned.part").path])
-        #expect(report.checked == 3 && calls == 3 && !report.isHealthy)
+        #expect(report.checked == 3 && calls == 3 && totals == [3] && !report.isHealthy)
         #expect(throws: BlobStoreError.self) { try store.read(a, verify: true) }
         let limited = try store.verify(only: [c])
         #expect(limited.checked == 1 && limited.isHealthy)

@@ -27,7 +27,7 @@ enum VerifyCommand: Command {
         try requirePositionals(arguments, 0...0, "")
         let progress = Progress("verifying")
         let lib = try library()
-        let report = try lib.verify { done, _ in progress.update(done, max(done, 1)) }
+        let report = try lib.verify { progress.update($0, $1, bytes: $2) }
         progress.finish()
         if arguments.has("json") {
             try Output.json(report)
