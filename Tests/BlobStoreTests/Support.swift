@@ -58,7 +58,7 @@ func files(under url: URL) -> [String] {
     guard let e = FileManager.default.enumerator(atPath: url.path) else { return [] }
     return e.compactMap { $0 as? String }.filter {
         var isDir: ObjCBool = false
-        FileManager.default.fileExists(atPath: url.appendingPathComponent($0).path, isDirectory: &isDir)
+        _ = FileManager.default.fileExists(atPath: url.appendingPathComponent($0).path, isDirectory: &isDir)
         return !isDir.boolValue
     }.sorted()
 }

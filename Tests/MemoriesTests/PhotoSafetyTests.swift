@@ -366,3 +366,11 @@ final class Flag: @unchecked Sendable {
         return true
     }
 }
+
+/// A count kept from several threads.
+final class SharedCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func increment() { lock.lock(); count += 1; lock.unlock() }
+}

@@ -115,25 +115,21 @@ let canMount: Bool = {
         try distinctPhotos(80, in: box.url.appendingPathComponent("a"))
         try distinctPhotos(40, in: box.url.appendingPathComponent("b"))
         try box.run("import", fixturePhotos.path, "--title", "seed")
-        let stop = UnsafeMutablePointer<Bool>.allocate(capacity: 1)
-        stop.pointee = false
-        defer { stop.deallocate() }
-        let gcFailures = UnsafeMutablePointer<Int>.allocate(capacity: 1)
-        gcFailures.pointee = 0
-        defer { gcFailures.deallocate() }
+        let stop = Flag()
+        let gcFailures = SharedCount()
         let gcThread = Thread {
-            while !stop.pointee {
-                if (try? box.run("gc"))?.status != 0 { gcFailures.pointee += 1 }
+            while !stop.value {
+                if (try? box.run("gc"))?.status != 0 { gcFailures.increment() }
             }
         }
         gcThread.start()
         let a = try box.run("import", box.url.appendingPathComponent("a").path, "--title", "A", "--jobs", "1")
         let b = try box.run("import", box.url.appendingPathComponent("b").path, "--title", "B", "--jobs", "1")
         let d = try box.run("delete", "seed", "--yes")
-        stop.pointee = true
+        _ = stop.setOnce()
         while gcThread.isExecuting { usleep(10_000) }
         #expect(a.status == 0 && b.status == 0 && d.status == 0, "\(a.stderr) \(b.stderr) \(d.stderr)")
-        #expect(gcFailures.pointee == 0)
+        #expect(gcFailures.value == 0)
         let verify = try box.run("verify", "--json").json(VerifyJSON.self)
         #expect(verify.ok && verify.missing.isEmpty)
         #expect(try box.run("show", "A", "--json").json(ShowJSON.self).images.count == 80)

@@ -14,7 +14,7 @@ func expand(_ source: String) -> (text: String, diagnostics: [Diagnostic]) {
         "Model": ModelMacro.self, "_PersistedProperty": PersistedPropertyMacro.self,
         "Attribute": MarkerMacro.self, "Relationship": MarkerMacro.self, "Transient": MarkerMacro.self,
     ]
-    let expanded = file.expand(macros: macros, in: context)
+    let expanded = file.expand(macros: macros, contextGenerator: { _ in context })
     return (expanded.description, context.diagnostics)
 }
 

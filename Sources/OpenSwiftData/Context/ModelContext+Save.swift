@@ -19,17 +19,19 @@ extension ModelContext {
         if let refusal = container.writeRefusal { throw refusal }
         try applyDeleteRules()
         let writer = try writeExternalValues()
-        defer { writer?.finish() }
         let released = releasedDigests()
         var assigned: [(backing: _BackingData, temporaryKey: Int64)] = []
         do {
             try connection.transaction { assigned = try writeChanges() }
         } catch {
+            writer?.finish()
             for (backing, temporaryKey) in assigned { backing.primaryKey = temporaryKey }
             for model in pendingWrites { model.persistentBackingData.pendingDigests = [:] }
             throw error
         }
         finishSave()
+        // The blob store's shared lock goes once the rows are committed, before released blobs
+        // are removed (which takes it exclusively).
         writer?.finish()
         if let external = container.external, !released.isEmpty, !skipsBlobRemovalForTesting {
             external.removeUnreferenced(released, isReferenced: referenceCheck())
