@@ -42,6 +42,8 @@ public struct ExportManifest: Codable, Equatable {
     public var failed: [Failure]
     /// Photos exported, with something to know: a damaged thumbnail replaced in the gallery.
     public var warnings: [Failure]
+    /// The version that wrote it: "memories 0.5.0" (absent from manifests of before 0.5.0).
+    public var generator: String? = MemoriesVersion.generator
 }
 
 extension MemoryDetail {

@@ -1,4 +1,5 @@
 import Foundation
+import MemoriesKit
 
 /// Results on stdout, diagnostics on stderr; a progress bar only on a terminal.
 ///
@@ -14,10 +15,25 @@ enum Output {
         FileHandle.standardError.write(Data(("memories: " + escaped(text, keepingNewlines: true) + "\n").utf8))
     }
 
-    static func json<T: Encodable>(_ value: T) throws {
+    /// Writes `value` as JSON. An object gets a `"generator": "memories VERSION"` member, so a
+    /// saved report says which version made it; `list`'s array is written as it is.
+    static func json<T: Encodable>(_ value: T, stamped: Bool = true) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        FileHandle.standardOutput.write(try encoder.encode(value) + Data("\n".utf8))
+        let data = stamped ? try encoder.encode(Stamped(value: value)) : try encoder.encode(value)
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    /// A JSON object with the version beside its own members.
+    private struct Stamped<Value: Encodable>: Encodable {
+        let value: Value
+        enum Key: String, CodingKey { case generator }
+
+        func encode(to encoder: any Encoder) throws {
+            try value.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(MemoriesVersion.generator, forKey: .generator)
+        }
     }
 
     /// `text` made safe for a terminal: every control character (C0, DEL, C1), which could move

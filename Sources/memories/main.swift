@@ -81,7 +81,7 @@ func run(_ args: [String]) -> Int32 {
         return ExitCode.success
     }
     do {
-        let arguments = try Arguments(commandArgs, options: command.options.union(["library"]), flags: command.flags, short: command.shortOptions)
+        let arguments = try command.parse(commandArgs)
         let directory = (arguments.value("library") ?? libraryPath).map { URL(fileURLWithPath: $0) } ?? Library.defaultDirectory()
         return try command.run(arguments) {
             // Only `import` makes a library: every other command on a folder without one says so.

@@ -1,4 +1,5 @@
 import Foundation
+import BlobStore
 @testable import MemoriesKit
 import Testing
 
@@ -23,7 +24,7 @@ import Testing
         let value = try box.run("import", box.url.path, "--title", "--foo")
         #expect(value.status == 64 && value.stderr.contains("--title needs a value (to give one starting with --, write --title=--foo)"))
         let short = try box.run("import", box.url.path, "-x")
-        #expect(short.status == 64 && short.stderr.contains("unknown option '-x' (short options here: -j, -n, -q)"))
+        #expect(short.status == 64 && short.stderr.contains("unknown option '-x' (short options here: -h, -j, -n, -q, -v)"))
     }
 
     @Test func shortOptionsAndQuiet() throws {
@@ -102,5 +103,80 @@ import Testing
     func thumbnailDigest(_ box: Sandbox, _ original: String) throws -> String? {
         let lib = try Library(directory: box.library, readOnly: true)
         return try lib.context.query(#"SELECT "thumbnailData" FROM "MemoryImage" WHERE "sha256" = ?"#, [.text(original)]).first?.first?.stringValue
+    }
+}
+
+/// `-v` names every file, `-q` prints only problems, every JSON object says which version wrote
+/// it, and each help page is made from the command's declarations.
+@Suite struct VerbosityTests {
+    @Test func verboseNamesEverySkippedFileQuietOnlyProblems() throws {
+        let box = Sandbox()
+        let folder = box.url.appendingPathComponent("DCIM")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: fixturePhotos.appendingPathComponent("Paris"), to: folder.appendingPathComponent("Paris"))
+        try Data("GIF89a\u{1}\u{0}\u{1}\u{0}\u{0}\u{0}\u{0};".utf8).write(to: folder.appendingPathComponent("a.gif"))
+        try Data("hello".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+        let quietDry = try box.run("import", folder.path, "-n", "-q")
+        #expect(quietDry.status == 0 && quietDry.stdout.isEmpty)
+        let verbose = try box.run("import", folder.path, "-v", "--title", "Paris")
+        #expect(verbose.status == 0)
+        #expect(verbose.stdout.contains("skipped \(folder.path)/a.gif: a GIF image (GIF is not supported)"), "\(verbose.stdout)")
+        #expect(verbose.stdout.contains("skipped \(folder.path)/notes.txt: "), "\(verbose.stdout)")
+        #expect(!verbose.stdout.contains("-v or --json lists each file"))
+
+        let export = try box.run("export", "Paris", box.url.appendingPathComponent("out").path, "-v")
+        let names = try FileManager.default.contentsOfDirectory(atPath: box.url.appendingPathComponent("out").path).filter { $0 != "manifest.json" }
+        #expect(export.status == 0 && !names.isEmpty)
+        for name in names { #expect(export.stdout.contains("wrote \(name) ("), "\(name): \(export.stdout)") }
+        #expect(try box.run("export", "Paris", box.url.appendingPathComponent("out2").path, "-q").stdout.isEmpty)
+
+        #expect(try box.run("verify", "-q").stdout.isEmpty, "a healthy library: nothing to say")
+        // A stored file no memory uses: gc -v names it as it moves it.
+        let orphan = Data("no memory uses this".utf8)
+        let hex = SHA256.digest(orphan).hex
+        let blob = box.library.appendingPathComponent(".library_SUPPORT/sha256/\(hex.prefix(2))/\(hex)")
+        try FileManager.default.createDirectory(at: blob.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try orphan.write(to: blob)
+        let gc = try box.run("gc", "-v")
+        #expect(gc.status == 0 && gc.stdout.hasPrefix("moved to the trash: \(hex)\n"), "\(gc.stdout)")
+        #expect(FileManager.default.fileExists(atPath: box.library.appendingPathComponent(".library_SUPPORT/trash/\(hex)").path))
+    }
+
+    @Test func jsonObjectsSayWhichVersionWroteThem() throws {
+        let box = Sandbox()
+        let version = try box.run("--version").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(version.hasPrefix("memories ") && version.split(separator: ".").count == 3)
+        func generator(_ args: String...) throws -> String? {
+            let object = try JSONSerialization.jsonObject(with: Data(try box.run(args).stdout.utf8)) as? [String: Any]
+            return object?["generator"] as? String
+        }
+        #expect(try generator("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris", "--json") == version)
+        #expect(try generator("show", "Paris", "--json") == version)
+        #expect(try generator("verify", "--json") == version)
+        #expect(try generator("gc", "-n", "--json") == version)
+        #expect(try generator("export", "Paris", box.url.appendingPathComponent("out").path, "--json") == version)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: box.url.appendingPathComponent("out/manifest.json"))) as? [String: Any]
+        #expect(manifest?["generator"] as? String == version)
+        #expect(try JSONSerialization.jsonObject(with: Data(box.run("list", "--json").stdout.utf8)) is [Any], "list stays an array")
+    }
+
+    @Test func helpPagesAreMadeFromTheDeclarations() throws {
+        let box = Sandbox()
+        let help = try box.run("export", "--help").stdout
+        let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first == "Export a memory's photos into a folder.")
+        #expect(help.contains("Usage: memories export <memory> <dest> [--format F] [--max-size PX] [--quality Q] [--strip-metadata]\n       [--html] [-q|--quiet] [-v|--verbose] [--json]\n"), "\(help)")
+        // Every option line has its help in one column, and no line is wider than the page.
+        let options = lines.drop { $0 != "Options:" }.dropFirst().prefix { !$0.isEmpty }
+        #expect(options.count >= 9)
+        for command in ["import", "list", "show", "edit", "remove", "export", "delete", "completion", "gc", "verify", "repair"] {
+            for line in try box.run(command, "--help").stdout.split(separator: "\n") { #expect(line.count <= 100, "\(command): \(line)") }
+        }
+        #expect(options.contains { $0.hasPrefix("  -v, --verbose ") })
+        #expect(options.contains { $0.hasPrefix("  -h, --help ") })
+        let column = options.first!.range(of: "original (default)")!.lowerBound.utf16Offset(in: options.first!)
+        for line in options where line.hasPrefix("  --") && line.count > column {
+            #expect(line[line.index(line.startIndex, offsetBy: column - 1)] == " ", "\(line)")
+        }
     }
 }

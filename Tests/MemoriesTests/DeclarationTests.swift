@@ -14,7 +14,7 @@ import Testing
             guard let paren = trimmed.firstIndex(of: ")"), trimmed.contains("words=\""), !trimmed.hasPrefix("*") else { continue }
             let name = String(trimmed[..<paren])
             let words = trimmed.split(separator: "\"")[1].split(separator: " ").map(String.init)
-            found[name] = words.filter { $0 != "--help" && $0 != "--library" }
+            found[name] = words.filter { !["--help", "-h", "--library"].contains($0) }
         }
         return found
     }
@@ -30,6 +30,12 @@ import Testing
             #expect(help.status == 0 && help.stdout.contains("Examples:"), "\(name) --help has examples")
             let section = sections.first { $0.prefix { $0 != "\n" }.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.contains(name) }
             #expect(section != nil, "docs/cli.md has a section for \(name)")
+            // The usage line, as the help wraps it: continuation lines are indented to its start.
+            let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            let usage = lines.firstIndex { $0.hasPrefix("Usage: ") }.map { start in
+                ([lines[start].dropFirst(7)] + lines[(start + 1)...].prefix { $0.hasPrefix("       ") }.map { $0.dropFirst(7) }).joined(separator: " ")
+            }
+            #expect(usage != nil && section?.contains("\n\(usage!)\n") == true, "docs/cli.md's \(name) section has the usage line \(usage ?? "")")
             for option in options {
                 #expect(help.stdout.contains(option), "\(name) --help names \(option)")
                 #expect(section?.contains(option) == true, "docs/cli.md's \(name) section names \(option)")

@@ -78,7 +78,7 @@ struct SkippedImportJSON: Decodable {
         try (Data([0, 0, 0, 0x18]) + Data("ftypmp42\u{0}\u{0}\u{0}\u{0}mp42isom".utf8)).write(to: folder.appendingPathComponent("c.mp4"))
         let result = try box.run("import", folder.path)
         #expect(result.status == 0)
-        #expect(result.stdout.contains("skipped 3: 2 a GIF image (GIF is not supported), 1 a video (MP4); --json lists each file"), "\(result.stdout)")
+        #expect(result.stdout.contains("skipped 3: 2 a GIF image (GIF is not supported), 1 a video (MP4); -v or --json lists each file"), "\(result.stdout)")
         #expect(result.stdout.contains("no memory was made"))
         #expect(try box.run("list", "--json").json([ListJSON].self).isEmpty)
     }

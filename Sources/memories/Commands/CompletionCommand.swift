@@ -7,18 +7,13 @@ import MemoriesKit
 enum CompletionCommand: Command {
     static let name = "completion"
     static let abstract = "Print shell completions (bash, zsh or fish)."
-    static let usage = "memories completion bash|zsh|fish"
-    static let details = """
-    Prints a completion script for the shell; scripts/install.sh installs all three.
-
-    Options: none.
-
-    Examples:
-      source <(memories completion bash)
-      memories completion fish > ~/.config/fish/completions/memories.fish
-    """
-    static let options: Set<String> = []
-    static let flags: Set<String> = []
+    static let arguments = "bash|zsh|fish"
+    static let discussion = "Prints a completion script for the shell; scripts/install.sh installs all three."
+    static let options: [Option] = []
+    static let examples = [
+        "source <(memories completion bash)",
+        "memories completion fish > ~/.config/fish/completions/memories.fish",
+    ]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         try requirePositionals(arguments, 1...1, "bash, zsh or fish")
@@ -31,10 +26,14 @@ enum CompletionCommand: Command {
         return ExitCode.success
     }
 
-    /// Every word a command takes after its name: its options and flags, long and short.
+    /// Every word a command takes after its name: its options, long and short.
     static func words(_ command: any Command.Type) -> [String] {
-        (command.options.union(command.flags).union(["library", "help"]).sorted().map { "--" + $0 })
-            + command.shortOptions.keys.sorted().map { "-\($0)" }
+        command.allOptions.map { "--" + $0.name } + command.allOptions.compactMap { $0.short.map { "-\($0)" } }
+    }
+
+    /// `text` safe inside a single-quoted shell word, and on one line.
+    static func quoted(_ text: String) -> String {
+        text.replacingOccurrences(of: "'", with: "").replacingOccurrences(of: "[", with: "(").replacingOccurrences(of: "]", with: ")")
     }
 
     static func bash() -> String {
@@ -64,7 +63,12 @@ enum CompletionCommand: Command {
 
     static func zsh() -> String {
         let lines = commands.map { command in
-            "    \(command.name)) _arguments \(words(command).map { "'\($0)'" }.joined(separator: " ")) '*:file:_files' ;;"
+            let specs = command.allOptions.map { option -> String in
+                let value = option.value.map { ":\($0):" + ($0 == "DIR" ? "_files -/" : " ") } ?? ""
+                let long = "'--\(option.name)[\(quoted(option.help))]\(value)'"
+                return option.short.map { "'(-\($0) --\(option.name))'{-\($0),--\(option.name)}'[\(quoted(option.help))]\(value)'" } ?? long
+            }
+            return "    \(command.name)) _arguments \(specs.joined(separator: " ")) '*:file:_files' ;;"
         }.joined(separator: "\n")
         return """
         #compdef memories
@@ -90,12 +94,10 @@ enum CompletionCommand: Command {
                      "complete -c memories -f -n __fish_use_subcommand -l version -d 'print the version'"]
         for command in commands {
             lines.append("complete -c memories -f -n __fish_use_subcommand -a \(command.name) -d '\(command.abstract.replacingOccurrences(of: "'", with: ""))'")
-            for option in command.options.sorted() {
-                lines.append("complete -c memories -n '__fish_seen_subcommand_from \(command.name)' -l \(option) -r")
-            }
-            for flag in command.flags.sorted() {
-                let short = command.shortOptions.first { $0.value == flag }.map { " -s \($0.key)" } ?? ""
-                lines.append("complete -c memories -n '__fish_seen_subcommand_from \(command.name)' -l \(flag)\(short)")
+            for option in command.allOptions {
+                let short = option.short.map { " -s \($0)" } ?? ""
+                let value = option.value == nil ? "" : " -r"
+                lines.append("complete -c memories -n '__fish_seen_subcommand_from \(command.name)' -l \(option.name)\(short)\(value) -d '\(quoted(option.help))'")
             }
         }
         return lines.joined(separator: "\n")

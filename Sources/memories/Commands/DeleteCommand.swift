@@ -4,20 +4,13 @@ import MemoriesKit
 enum DeleteCommand: Command {
     static let name = "delete"
     static let abstract = "Delete a memory, its photos, and every stored file no longer used."
-    static let usage = "memories delete <memory> [--yes]"
-    static let details = """
+    static let arguments = "<memory>"
+    static let discussion = """
     Asks for confirmation on a terminal. The memory's photos that no other memory has go to the
     library's trash (`memories gc` empties it of what has been there 7 days).
-
-    Options:
-      --yes   do not ask (required when input is not a terminal)
-
-    Examples:
-      memories delete "Rome 2024"
-      memories delete 3f2a --yes
     """
-    static let options: Set<String> = []
-    static let flags: Set<String> = ["yes"]
+    static let options: [Option] = [.flag("yes", "do not ask (required when input is not a terminal)")]
+    static let examples = [#"memories delete "Rome 2024""#, "memories delete 3f2a --yes"]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         try requirePositionals(arguments, 1...1, "<memory>")

@@ -4,21 +4,17 @@ import MemoriesKit
 enum EditCommand: Command {
     static let name = "edit"
     static let abstract = "Change a memory's title, notes or date."
-    static let usage = "memories edit <memory> [--title T] [--notes N] [--date D]"
-    static let details = """
-    At least one of --title, --notes, --date. <memory> is an id, a unique id prefix, or a title.
-
-    Options:
-      --title T   the new title
-      --notes N   the new notes (an empty string clears them)
-      --date D    the new date (YYYY-MM-DD or ISO 8601, in your time zone unless it gives an offset)
-
-    Examples:
-      memories edit "Rome 2024" --title "Rome, June 2024"
-      memories edit 3f2a --date 2024-06-11 --notes "Gelato every day"
-    """
-    static let options: Set<String> = ["title", "notes", "date"]
-    static let flags: Set<String> = []
+    static let arguments = "<memory>"
+    static let discussion = "At least one of --title, --notes, --date. <memory> is an id, a unique id prefix, or a title."
+    static let options: [Option] = [
+        .value("title", "T", "the new title"),
+        .value("notes", "N", "the new notes (an empty string clears them)"),
+        .value("date", "D", "the new date (YYYY-MM-DD or ISO 8601, in your time zone unless it gives an offset)"),
+    ]
+    static let examples = [
+        #"memories edit "Rome 2024" --title "Rome, June 2024""#,
+        #"memories edit 3f2a --date 2024-06-11 --notes "Gelato every day""#,
+    ]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         try requirePositionals(arguments, 1...1, "<memory>")

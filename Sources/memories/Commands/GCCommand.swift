@@ -4,27 +4,22 @@ import MemoriesKit
 enum GCCommand: Command {
     static let name = "gc"
     static let abstract = "Move stored files no memory uses to the trash; empty the trash of old ones."
-    static let usage = "memories gc [-n|--dry-run] [--prune-now] [--json]"
-    static let details = """
+    static let arguments = ""
+    static let discussion = """
     Nothing is deleted on first sight: an unused file is moved to the library's trash
     (.library_SUPPORT/trash/), and deleted by a later gc once it has been there for 7 days. A file
     in use again (a library.store restored from a backup) is taken back from the trash. gc first
     checks the store (SQLite's full integrity check, and that it is the store the photos belong
     to) and refuses, removing nothing, if anything is wrong. Safe while another `memories`
     process imports: writers and gc take the library's lock.
-
-    Options:
-      -n, --dry-run list what would be moved, restored and deleted; change nothing
-      --prune-now   delete everything in the trash now instead of after 7 days
-      --json        print the report as JSON (see docs/cli.md)
-
-    Examples:
-      memories gc --dry-run
-      memories gc --prune-now
     """
-    static let options: Set<String> = []
-    static let flags: Set<String> = ["dry-run", "prune-now", "json"]
-    static let shortOptions: [Character: String] = ["n": "dry-run"]
+    static let options: [Option] = [
+        .flag("dry-run", short: "n", "list what would be moved, restored and deleted; change nothing"),
+        .flag("prune-now", "delete everything in the trash now instead of after 7 days"),
+        .flag("verbose", short: "v", "also name every file moved to the trash, one line each"),
+        .json,
+    ]
+    static let examples = ["memories gc --dry-run", "memories gc --prune-now"]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         try requirePositionals(arguments, 0...0, "")
@@ -34,7 +29,7 @@ enum GCCommand: Command {
             return ExitCode.success
         }
         let would = report.dryRun
-        if would { for hex in report.orphans { Output.print("would move to the trash: \(hex)") } }
+        if would || arguments.has("verbose") { for hex in report.orphans { Output.print("\(would ? "would move" : "moved") to the trash: \(hex)") } }
         func files(_ n: Int) -> String { "\(n) file\(n == 1 ? "" : "s")" }
         Output.print("\(would ? "would move" : "moved") \(files(report.orphanBlobs)) (\(Formats.bytes(Int(report.orphanBytes)))) to the trash, "
                      + "\(would ? "would restore" : "restored") \(files(report.restoredBlobs)) from it, "

@@ -4,8 +4,8 @@ import MemoriesKit
 enum ImportCommand: Command {
     static let name = "import"
     static let abstract = "Import photos from folders or files into a memory."
-    static let usage = "memories import <folder-or-file>... [--title T | --into MEMORY] [--date D] [--notes N] [-n|--dry-run] [-j|--jobs N] [--max-file-size SIZE] [-q|--quiet] [--json]"
-    static let details = """
+    static let arguments = "<folder-or-file>..."
+    static let discussion = """
     Walks folders recursively and imports every JPEG, PNG, HEIC, AVIF and WebP, recognised by content.
     Other files are skipped, each named with the reason (GIF, video, hidden…); invalid images are
     rejected with their path and reason, and the rest go in.
@@ -13,30 +13,25 @@ enum ImportCommand: Command {
     A photo already stored is checked against its SHA-256, and rewritten from the file if the stored
     copy is damaged or missing ("repaired"). Only regular files are read, and a photo larger than
     --max-file-size is rejected unread; other files are skipped after their first bytes.
-
-    Options:
-      --title T      the memory's title (default: the first folder's name); an existing memory with
-                     exactly this title is continued, so running the same import again completes it
-      --into MEMORY  add to an existing memory (id, id prefix or exact title)
-      --date D       the memory's date (default: the earliest EXIF capture time)
-      --notes N      the memory's notes
-      -n, --dry-run  report what would be imported; change nothing
-      -j, --jobs N   decoding threads (default: the number of cores)
-      --max-file-size SIZE
-                     the largest photo read (default 512MB; bytes, or with K, M, G: 2G)
-      -q, --quiet    print only rejections and errors (no progress, no summary)
-      --json         print the report as JSON
-
-    Examples:
-      memories import ~/Pictures/Rome --title "Rome 2024"
-      memories import DCIM/100APPLE -n                 # what would go in, and what would not
-      memories import more.jpg --into "Rome 2024" -j 2
-
-    Exit status: 0 all imported, 2 some files rejected (the rest imported), 1 failure, 64 usage error.
     """
-    static let options: Set<String> = ["title", "into", "date", "notes", "jobs", "max-file-size"]
-    static let flags: Set<String> = ["dry-run", "json", "quiet"]
-    static let shortOptions: [Character: String] = ["n": "dry-run", "j": "jobs", "q": "quiet"]
+    static let options: [Option] = [
+        .value("title", "T", "the memory's title (default: the first folder's name); an existing memory with exactly this title is continued, so running the same import again completes it"),
+        .value("into", "MEMORY", "add to an existing memory (id, id prefix or title); not with --title"),
+        .value("date", "D", "the memory's date (default: the earliest capture time)"),
+        .value("notes", "N", "the memory's notes"),
+        .dryRun,
+        .value("jobs", "N", short: "j", "decoding threads (default: the number of cores)"),
+        .value("max-file-size", "SIZE", "the largest photo read (default 512MB; bytes, or with K, M, G: 2G)"),
+        .quiet,
+        .flag("verbose", short: "v", "also name every skipped file with its reason, one line each"),
+        .json,
+    ]
+    static let examples = [
+        #"memories import ~/Pictures/Rome --title "Rome 2024""#,
+        "memories import DCIM/100APPLE -n                 # what would go in, and what would not",
+        #"memories import more.jpg --into "Rome 2024" -j 2"#,
+    ]
+    static let exitStatus = "0 all imported, 2 some files rejected (the rest imported), 1 failure, 64 usage error."
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "missing <folder-or-file>") }
@@ -79,21 +74,25 @@ enum ImportCommand: Command {
             counts += ["\(report.skipped) skipped", "\(report.rejected.count) rejected"]
             Output.print("\(options.dryRun ? "would import" : "imported") \(report.imported) photo\(report.imported == 1 ? "" : "s") into \(title); "
                          + counts.joined(separator: ", "))
-            if !report.skippedFiles.isEmpty { Output.print(skippedSummary(report.skippedFiles)) }
+            if arguments.has("verbose") {
+                for file in report.skippedFiles { Output.print("skipped \(Output.escaped(file.path)): \(Output.escaped(file.reason))") }
+            } else if !report.skippedFiles.isEmpty {
+                Output.print(skippedSummary(report.skippedFiles))
+            }
             if report.memory == nil && !options.dryRun { Output.print("nothing was imported, so no memory was made") }
         }
         return report.rejected.isEmpty ? ExitCode.success : ExitCode.partialImport
     }
 }
 
-/// "skipped 4: 2 a video (QuickTime MOV), 1 a GIF image (GIF is not supported), 1 hidden; --json lists each file",
+/// "skipped 4: 2 a video (QuickTime MOV), 1 a GIF image (GIF is not supported), 1 hidden; -v or --json lists each file",
 /// the most common reason first.
 func skippedSummary(_ files: [ImportReport.Rejection]) -> String {
     var counts: [String: Int] = [:]
     for file in files { counts[file.reason, default: 0] += 1 }
     let groups = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         .map { "\($0.value) \(Output.escaped($0.key))" }
-    return "skipped \(files.count): \(groups.joined(separator: ", ")); --json lists each file"
+    return "skipped \(files.count): \(groups.joined(separator: ", ")); -v or --json lists each file"
 }
 
 /// "512MB", "2G", "64k", "1000000" → bytes (K, M, G, T are powers of 1024; a trailing B is optional).

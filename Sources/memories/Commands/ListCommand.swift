@@ -4,23 +4,15 @@ import MemoriesKit
 enum ListCommand: Command {
     static let name = "list"
     static let abstract = "List memories, newest first."
-    static let usage = "memories list [--since D] [--until D] [--search TEXT] [--json]"
-    static let details = """
-    One line per memory: date, image count, size, short id and title.
-
-    Options:
-      --since D      memories dated on or after D (YYYY-MM-DD or ISO 8601)
-      --until D      memories dated before D
-      --search TEXT  memories whose title, notes or file names contain every word of TEXT
-                     (as word prefixes; accents and case ignored)
-      --json         print [{"id","title","date","imageCount","bytes"}]
-
-    Examples:
-      memories list
-      memories list --search rome --since 2024-01-01
-    """
-    static let options: Set<String> = ["since", "until", "search"]
-    static let flags: Set<String> = ["json"]
+    static let arguments = ""
+    static let discussion = "One line per memory: date, image count, size, short id and title."
+    static let options: [Option] = [
+        .value("since", "D", "memories dated on or after D (YYYY-MM-DD or ISO 8601, in your time zone unless it gives an offset)"),
+        .value("until", "D", "memories dated before D"),
+        .value("search", "TEXT", "memories whose title, notes or file names contain every word of TEXT (as word prefixes; accents and case ignored)"),
+        .flag("json", #"print [{"id", "title", "date", "imageCount", "bytes"}]"#),
+    ]
+    static let examples = ["memories list", "memories list --search rome --since 2024-01-01"]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         try requirePositionals(arguments, 0...0, "")
@@ -28,7 +20,7 @@ enum ListCommand: Command {
         let until = try arguments.date("until")
         let memories = try library().list(since: since, until: until, search: arguments.value("search"))
         if arguments.has("json") {
-            try Output.json(memories)
+            try Output.json(memories, stamped: false)
         } else {
             if memories.isEmpty {
                 let filtered = since != nil || until != nil || arguments.value("search") != nil

@@ -4,18 +4,13 @@ import MemoriesKit
 enum RemoveCommand: Command {
     static let name = "remove"
     static let abstract = "Remove one photo from a memory."
-    static let usage = "memories remove <memory> <image>"
-    static let details = """
+    static let arguments = "<memory> <image>"
+    static let discussion = """
     <image> is the photo's id, a unique id prefix, or its file name. Its stored bytes go to the
     library's trash unless another memory has the same photo.
-
-    Options: none.
-
-    Examples:
-      memories remove "Rome 2024" IMG_0002.jpg
     """
-    static let options: Set<String> = []
-    static let flags: Set<String> = []
+    static let options: [Option] = []
+    static let examples = [#"memories remove "Rome 2024" IMG_0002.jpg"#]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         try requirePositionals(arguments, 2...2, "<memory> <image>")

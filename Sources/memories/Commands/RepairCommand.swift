@@ -4,23 +4,18 @@ import MemoriesKit
 enum RepairCommand: Command {
     static let name = "repair"
     static let abstract = "Restore damaged or missing stored photos from folders of the originals."
-    static let usage = "memories repair <folder-or-file>... [--json]"
-    static let details = """
+    static let arguments = "<folder-or-file>..."
+    static let discussion = """
     Checks every stored file against its SHA-256 (as verify does), then reads the files under the
     folders given and rewrites each damaged or missing photo from a file with the same SHA-256.
     Lists what it restored and what no file matched. Importing a photo that is already stored
     repairs it too.
-
-    Options:
-      --json   print {"restored":[{"sha256","from"}],"unrestored":[{"sha256","problem","usedBy"}],"filesRead"}
-
-    Examples:
-      memories repair ~/Pictures/Rome /media/backup/photos
-
-    Exit status: 0 nothing left damaged, 1 some stored files could not be restored.
     """
-    static let options: Set<String> = []
-    static let flags: Set<String> = ["json"]
+    static let options: [Option] = [
+        .flag("json", #"print {"restored": [{"sha256", "from"}], "unrestored": [{"sha256", "problem", "usedBy"}], "filesRead"}"#),
+    ]
+    static let examples = ["memories repair ~/Pictures/Rome /media/backup/photos"]
+    static let exitStatus = "0 nothing left damaged, 1 some stored files could not be restored, 64 usage error."
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "missing <folder-or-file>") }

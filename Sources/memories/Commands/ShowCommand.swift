@@ -4,19 +4,12 @@ import MemoriesKit
 enum ShowCommand: Command {
     static let name = "show"
     static let abstract = "Show a memory and its photos."
-    static let usage = "memories show <memory> [--json]"
-    static let details = """
-    <memory> is an id, a unique id prefix, or an exact title.
-
-    Options:
-      --json   print {"id","title","date","notes","images":[{"id","filename","sha256","format","width","height","bytes","takenAt","takenAtZoneKnown","fileModifiedAt"}]}
-
-    Examples:
-      memories show "Rome 2024"
-      memories show 3f2a --json
-    """
-    static let options: Set<String> = []
-    static let flags: Set<String> = ["json"]
+    static let arguments = "<memory>"
+    static let discussion = "<memory> is an id, a unique id prefix, or a title (case and surrounding spaces ignored when that is unique)."
+    static let options: [Option] = [
+        .flag("json", #"print {"id", "title", "date", "notes", "images": [{"id", "filename", "sha256", "format", "width", "height", "bytes", "takenAt", "takenAtZoneKnown", "fileModifiedAt"}]}"#),
+    ]
+    static let examples = [#"memories show "Rome 2024""#, "memories show 3f2a --json"]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         try requirePositionals(arguments, 1...1, "<memory>")
