@@ -42,8 +42,11 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             "\(raw: access)static var _unregistersOnDeinit: Bool { true }",
             "deinit { _$backingData._modelWillDeinit() }",
         ]
+        // `nonisolated(unsafe)`: only initializers assign the backing data. Without it `@Model final
+        // class X: Sendable` fails in Swift 6 ("stored property is mutable"); what such a class promises
+        // about threads is its author's promise, as with SwiftData.
         return deinitHook + [
-            "\(raw: access)var _$backingData = OpenSwiftData._BackingData._make(for: \(raw: scan.className).self, count: \(raw: scan.persisted.count))",
+            "\(raw: access)nonisolated(unsafe) var _$backingData = OpenSwiftData._BackingData._make(for: \(raw: scan.className).self, count: \(raw: scan.persisted.count))",
             "\(raw: access)var persistentBackingData: OpenSwiftData._BackingData { _$backingData }",
             """
             \(raw: access)static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {

@@ -32,7 +32,8 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         guard let (name, _) = target(node, declaration) else { return [] }
-        return ["@OpenSwiftData.Transient private var _\(raw: name): OpenSwiftData._PersistedNoValue"]
+        // An empty marker the init accessor initializes; `nonisolated(unsafe)` so that a Sendable model builds.
+        return ["@OpenSwiftData.Transient nonisolated(unsafe) private var _\(raw: name): OpenSwiftData._PersistedNoValue"]
     }
 
     static func target(_ node: AttributeSyntax, _ declaration: some DeclSyntaxProtocol) -> (String, Int)? {

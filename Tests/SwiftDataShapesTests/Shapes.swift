@@ -343,3 +343,102 @@ enum JournalMigrationPlan: SchemaMigrationPlan {
         #expect(lexical == ["Item 2", "Zoe", "adam", "item 10", "émile"])
     }
 }
+
+/// A model its author declares Sendable (Swift 6 mode): the generated storage must not make it fail.
+@Model final class Pin: Sendable {
+    var label: String
+    var placedAt = Date.now
+    init(label: String) { self.label = label }
+}
+
+/// An `@Observable` class beside the models, in a file that imports only SwiftData.
+@Observable final class TripFilter {
+    var text = ""
+    var since: Date?
+    var selection: UUID?
+}
+
+final class ChangeCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    var count: Int { lock.withLock { value } }
+    func add() { lock.withLock { value += 1 } }
+}
+
+@Suite struct SendableAndObservableTests {
+    @Test func aSendableModelCrossesIntoATaskByItsIdentifier() async throws {
+        let container = try ModelContainer(for: Pin.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let pin = Pin(label: "home")
+        context.insert(pin)
+        try context.save()
+        let id = pin.persistentModelID
+        let label = await _Concurrency.Task.detached { () -> String? in
+            let other = ModelContext(container)
+            return other[id, as: Pin.self]?.label
+        }.value
+        #expect(label == "home")
+    }
+
+    @Test func observableClassesBuildBesideTheModels() {
+        let filter = TripFilter()
+        let changes = ChangeCount()
+        withObservationTracking { _ = filter.text } onChange: { changes.add() }
+        filter.since = .now
+        #expect(changes.count == 0, "only what was read is tracked")
+        filter.text = "rome"
+        #expect(changes.count == 1 && filter.selection == nil)
+    }
+}
+
+@Suite struct OptionalToManyPredicateFormTests {
+    @Test func flatMapAndNilCoalescingFormsTranslate() throws {
+        let container = try ModelContainer(for: Checklist.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let home = Checklist(title: "Home"), work = Checklist(title: "Work"), empty = Checklist(title: "Empty")
+        [home, work, empty].forEach(context.insert)
+        home.tasks = [Task(name: "Dishes", done: true), Task(name: "Laundry")]
+        work.tasks = [Task(name: "Report")]
+        try context.save()
+        func titles(_ predicate: Predicate<Checklist>) throws -> [String] {
+            try context.fetch(FetchDescriptor<Checklist>(predicate: predicate, sortBy: [SortDescriptor(\.title)])).map(\.title)
+        }
+        #expect(try titles(#Predicate { $0.tasks.flatMap { $0.isEmpty } ?? true }) == ["Empty"])
+        #expect(try titles(#Predicate { ($0.tasks?.isEmpty ?? true) == false }) == ["Home", "Work"])
+        #expect(try titles(#Predicate { ($0.tasks.flatMap { $0.count } ?? 0) == 1 }) == ["Work"])
+        #expect(try titles(#Predicate { $0.tasks.flatMap { $0.contains { $0.done } } ?? false }) == ["Home"])
+        #expect(try titles(#Predicate { $0.tasks?.contains { $0.name == "Report" } ?? false }) == ["Work"])
+        // Every form gives the rows Swift's own evaluation gives.
+        let all = try context.fetch(FetchDescriptor<Checklist>(sortBy: [SortDescriptor(\.title)]))
+        let predicate = #Predicate<Checklist> { $0.tasks.flatMap { $0.contains { !$0.done } } ?? false }
+        #expect(try titles(predicate) == all.filter { try! predicate.evaluate($0) }.map(\.title))
+    }
+}
+
+@Suite struct ModelActorReadTests {
+    @Test func identifiersAreLookedUpFromManyTasksAtOnceAndUnknownOnesAreNil() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("actors-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: dir.appendingPathComponent("trips.store")))
+        let writer = TripImporter(modelContainer: container)
+        var ids: [PersistentIdentifier] = []
+        for i in 0..<12 { ids.append(try await writer.add("trip \(i)")) }
+        let readers = (0..<3).map { _ in TripImporter(modelContainer: container) }
+        let names = await withTaskGroup(of: (Int, String?).self) { group in
+            for (i, id) in ids.enumerated() { group.addTask { (i, await readers[i % 3].name(of: id)) } }
+            return await group.reduce(into: [Int: String?]()) { $0[$1.0] = $1.1 }
+        }
+        #expect((0..<12).allSatisfy { names[$0] == "trip \($0)" })
+        // A context that never loaded a model has none registered; a deleted row has no model.
+        let context = ModelContext(container)
+        let unregistered: Trip? = context.registeredModel(for: ids[0])
+        #expect(unregistered == nil)
+        let loaded = context.model(for: ids[0]) as? Trip
+        let registered: Trip? = context.registeredModel(for: ids[0])
+        #expect(loaded?.name == "trip 0" && registered === loaded)
+        let doomed = try #require(context[ids[1], as: Trip.self])
+        context.delete(doomed)
+        try context.save()
+        #expect(await readers[0].name(of: ids[1]) == nil)
+    }
+}
