@@ -224,3 +224,31 @@ enum NotePlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [NoteV1.self, NoteV2.self] }
     static var stages: [MigrationStage] { [.lightweight(fromVersion: NoteV1.self, toVersion: NoteV2.self)] }
 }
+
+enum IndexV1 {
+    /// Before `#Unique` and `#Index` were declared.
+    @Model final class Visit {
+        var place: String
+        var day: Date
+        var note: String = ""
+        init(place: String, day: Date) {
+            self.place = place
+            self.day = day
+        }
+    }
+}
+
+enum IndexV2 {
+    /// Two unique lists and two indexes added, nothing else changed.
+    @Model final class Visit {
+        #Unique<Visit>([\.place, \.day], [\.note])
+        #Index<Visit>([\.day], [\.place, \.day])
+        var place: String
+        var day: Date
+        var note: String = ""
+        init(place: String, day: Date) {
+            self.place = place
+            self.day = day
+        }
+    }
+}

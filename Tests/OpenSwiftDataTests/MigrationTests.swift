@@ -129,3 +129,57 @@ import Testing
     }
 }
 
+
+@Suite struct IndexMigrationTests {
+    func indexes(_ url: URL) throws -> [String] {
+        try SQLiteProbe(url).rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Visit' AND sql IS NOT NULL ORDER BY name").map { $0[0] }
+    }
+
+    @Test func uniqueAndIndexListsComeAndGoWithLightweightMigration() throws {
+        let dir = TemporaryDirectory()
+        let day = Date(timeIntervalSinceReferenceDate: 700_000_000)
+        do {
+            let old = try container(IndexV1.Visit.self, at: dir.store())
+            let context = ModelContext(old)
+            let a = IndexV1.Visit(place: "Rome", day: day), b = IndexV1.Visit(place: "Oslo", day: day)
+            a.note = "a"
+            b.note = "b"
+            context.insert(a)
+            context.insert(b)
+            try context.save()
+        }
+        #expect(try indexes(dir.store()) == [])
+        let c = try container(IndexV2.Visit.self, at: dir.store())
+        #expect(try indexes(dir.store()) == ["Visit_day_index", "Visit_note_unique", "Visit_place_day_index", "Visit_place_day_unique"])
+        #expect(try SQLiteProbe(dir.store()).rows("SELECT place, note FROM Visit ORDER BY place") == [["Oslo", "b"], ["Rome", "a"]])
+        // The new constraints act: the same place and day upserts, and so does the same note.
+        let context = ModelContext(c)
+        let again = IndexV2.Visit(place: "Rome", day: day)
+        again.note = "c"
+        context.insert(again)
+        let sameNote = IndexV2.Visit(place: "Bern", day: day.addingTimeInterval(86_400))
+        sameNote.note = "b"
+        context.insert(sameNote)
+        try context.save()
+        #expect(try SQLiteProbe(dir.store()).rows("SELECT place, note FROM Visit ORDER BY note") == [["Bern", "b"], ["Rome", "c"]])
+        // Back to the version without them: the indexes go, the rows stay.
+        _ = try container(IndexV1.Visit.self, at: dir.store())
+        #expect(try indexes(dir.store()) == [])
+        #expect(try SQLiteProbe(dir.store()).scalar("SELECT count(*) FROM Visit") == "2")
+    }
+
+    @Test func addingAUniqueListOverDuplicateRowsFailsAndChangesNothing() throws {
+        let dir = TemporaryDirectory()
+        let day = Date(timeIntervalSinceReferenceDate: 700_000_000)
+        do {
+            let old = try container(IndexV1.Visit.self, at: dir.store())
+            old.mainContext.insert(IndexV1.Visit(place: "Rome", day: day))
+            old.mainContext.insert(IndexV1.Visit(place: "Rome", day: day))
+            try old.mainContext.save()
+        }
+        let before = try Data(contentsOf: dir.store())
+        #expect(throws: MigrationError.self) { _ = try container(IndexV2.Visit.self, at: dir.store()) }
+        #expect(try Data(contentsOf: dir.store()) == before)
+        #expect(try indexes(dir.store()) == [])
+    }
+}

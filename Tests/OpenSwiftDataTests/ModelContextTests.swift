@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CSQLite
 @testable import OpenSwiftData
 
 @Suite struct ModelContextTests {
@@ -200,11 +201,52 @@ import Testing
         #expect(try probe.scalar("SELECT sql FROM sqlite_master WHERE name = 'Item_name_unique'") == #"CREATE UNIQUE INDEX "Item_name_unique" ON "Item"("name")"#)
     }
 
+    @Test func aWriterThatMeetsAnotherWaitsAndReadersRunBeside() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Item.self, at: dir.store())
+        c.mainContext.insert(Item(name: "first", rank: 1))
+        try c.mainContext.save()
+        // Another process's writer, as SQLite sees it: a second connection holding the write lock.
+        var other: OpaquePointer?
+        #expect(sqlite3_open(dir.store().path, &other) == SQLITE_OK)
+        defer { sqlite3_close_v2(other) }
+        #expect(sqlite3_exec(other, "BEGIN IMMEDIATE; INSERT INTO Item (name, rank) VALUES ('other', 2)", nil, nil, nil) == SQLITE_OK)
+        let holder = HeldConnection(other)
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.4) {
+            holder.commit()
+            released.signal()
+        }
+        // A reader on its own connection is not held up by the writer (WAL).
+        let reader = ModelContext(c)
+        #expect(try reader.fetchCount(FetchDescriptor<Item>()) == 1)
+        // A writer waits for the lock (busy timeout) instead of failing with SQLITE_BUSY.
+        let writer = ModelContext(c)
+        writer.insert(Item(name: "waited", rank: 3))
+        try writer.save()
+        #expect(holder.committing, "the save went through while the other writer held the lock")
+        released.wait()
+        #expect(try SQLiteProbe(dir.store()).rows("SELECT name FROM Item ORDER BY rank").map { $0[0] } == ["first", "other", "waited"])
+    }
+
     @Test func statementsArePreparedOnceAndReused() throws {
         let context = ModelContext(try memoryContainer())
         for i in 0..<50 { context.insert(Item(name: "n\(i)", rank: i)) }
         try context.save()
         #expect(try context.connection.cachedStatementCount <= 3)
+    }
+}
+
+/// A raw connection holding a write transaction, committed from another thread.
+final class HeldConnection: @unchecked Sendable {
+    private let db: OpaquePointer?
+    private let lock = NSLock()
+    private var started = false
+    init(_ db: OpaquePointer?) { self.db = db }
+    var committing: Bool { lock.withLock { started } }
+    func commit() {
+        lock.withLock { started = true }
+        sqlite3_exec(db, "COMMIT", nil, nil, nil)
     }
 }
 
