@@ -52,6 +52,17 @@ open(sys.argv[1], "wb").write(b"P6 64 32 255\n" + b"".join(bytes(c for x in rang
 PY
 cjpeg -quality 95 -sample 1x1 "$scratch/p3.ppm" > "$good/display-p3.jpg"
 exiftool -q -overwrite_original "-ICC_Profile<=$scratch/p3.icc" "$good/display-p3.jpg"
+
+# A phone panorama: 12000x800 (9.6 MP), wider than 10000 px, within the 100 MP limit.
+python3 - "$scratch/pano.png" <<'PY'
+import struct, sys, zlib
+w, h = 12000, 800
+rows = b"".join(b"\0" + bytes(v for x in range(w) for v in ((x * 255) // w, (y * 255) // h, 128)) for y in range(h))
+chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                              + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
+PY
+heif-enc -q 20 "$scratch/pano.png" -o "$good/panorama.heic" >/dev/null
 rm -rf "$scratch"
 
 half() { head -c $(( $(stat -c %s "$1") / 2 )) "$1" > "$2"; }
@@ -71,6 +82,7 @@ grep -v -E '\.(heic|avif|webp)|heic-named|private\.|date-|display-p3' "$tsv" > "
   echo -e "good/photo.heic\tok heic 96 64 1"
   echo -e "good/rotated.heic\tok heic 48 32 1"
   echo -e "good/thumbnailed.heic\tok heic 96 64 1"
+  echo -e "good/panorama.heic\tok heic 12000 800 1"
   echo -e "good/heic-named.jpg\tok heic 96 64 1"
   echo -e "good/photo.avif\tok avif 96 64 1"
   echo -e "good/photo.webp\tok webp 96 64 1"

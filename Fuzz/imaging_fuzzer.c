@@ -85,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         metadata(img_webp_metadata, data, size);
     } else if (size >= 12 && memcmp(data + 4, "ftyp", 4) == 0) {
         img_heif_probe(data, size, &info, &result);
-        if (img_heif_decode(data, size, &limits, &info, &pixels, &w, &h, &result) == IMG_OK) {
+        if (img_heif_decode(data, size, &limits, (size & 1) ? 16 : 0, &info, &pixels, &w, &h, &result) == IMG_OK) {
             exercise(pixels, w, h);
             img_free(pixels);
         }

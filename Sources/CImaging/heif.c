@@ -9,6 +9,9 @@
 
 static int fail(img_result *result, struct heif_error error) {
     snprintf(result->message, sizeof result->message, "%s", error.message ? error.message : "libheif error");
+    // libheif ends some messages with a newline.
+    for (size_t n = strlen(result->message); n > 0 && (result->message[n - 1] == '\n' || result->message[n - 1] == ' '); n--)
+        result->message[n - 1] = 0;
     if (error.subcode == heif_suberror_End_of_data) return result->status = IMG_ETRUNCATED;
     if (error.subcode == heif_suberror_Security_limit_exceeded) {
         const char *found = error.message ? strstr(error.message, "Image size") : NULL;
@@ -24,6 +27,9 @@ static int fail(img_result *result, struct heif_error error) {
     return result->status = IMG_ECORRUPT;
 }
 
+// The longest side libheif may read (JPEG's own limit is 65500).
+#define HEIF_LONGEST_SIDE 65536
+
 // Opens the file's primary image. On success the caller releases *handle and frees *ctx.
 static int open_primary(const unsigned char *data, size_t size, const img_limits *limits, struct heif_context **ctx,
                         struct heif_image_handle **handle, img_info *info, img_result *result) {
@@ -34,12 +40,11 @@ static int open_primary(const unsigned char *data, size_t size, const img_limits
     *handle = NULL;
     *ctx = heif_context_alloc();
     if (!*ctx) return result->status = IMG_ENOMEM;
-    // libheif's own limit, which it checks on every image it builds (a grid's output size, each
-    // tile): max_pixels as the square of a width. The declared sizes are checked again below.
-    long long max_pixels = limits && limits->max_pixels > 0 ? limits->max_pixels : 100000000;
-    int side = 1;
-    while ((long long)(side + 1) * (side + 1) <= max_pixels && side < 1 << 16) side++;
-    heif_context_set_maximum_image_size_limit(*ctx, side);
+    // libheif's own limit is per side (width and height each), checked on every image it reads or
+    // builds, a grid's output among them. While reading: the longest side any accepted photo may have
+    // (a 100 MP panorama can be 20000 px wide). The pixel count is checked below, and before a decode
+    // the limit is narrowed to the photo's own longest side.
+    heif_context_set_maximum_image_size_limit(*ctx, HEIF_LONGEST_SIDE);
     struct heif_error error = heif_context_read_from_memory_without_copy(*ctx, data, size, NULL);
     if (error.code == heif_error_Ok) error = heif_context_get_primary_image_handle(*ctx, handle);
     if (error.code != heif_error_Ok) {
@@ -67,31 +72,12 @@ int img_heif_probe(const unsigned char *data, size_t size, img_info *info, img_r
     return IMG_OK;
 }
 
-int img_heif_decode(const unsigned char *data, size_t size, const img_limits *limits,
-                    img_info *info, unsigned char **pixels, int *width, int *height, img_result *result) {
-    *pixels = NULL;
-    struct heif_context *ctx;
-    struct heif_image_handle *handle;
-    int status = open_primary(data, size, limits, &ctx, &handle, info, result);
-    if (status != IMG_OK) return status;
-    // Both the displayed and the coded size count: rotation swaps them, a crop can hide a huge image.
-    long long coded = (long long)heif_image_handle_get_ispe_width(handle) * heif_image_handle_get_ispe_height(handle);
-    long long shown = (long long)info->width * info->height;
-    if (limits && limits->max_pixels > 0 && (shown > limits->max_pixels || coded > limits->max_pixels)) {
-        snprintf(result->message, sizeof result->message, "image %dx%d exceeds the %.4g MP limit",
-                 info->width, info->height, limits->max_pixels / 1e6);
-        heif_image_handle_release(handle);
-        heif_context_free(ctx);
-        return result->status = IMG_ETOOLARGE;
-    }
+// Decodes an image handle to interleaved 8-bit RGB, copied into a malloc'ed buffer.
+static int decode_rgb(struct heif_image_handle *handle, unsigned char **pixels, int *width, int *height, img_result *result) {
     struct heif_image *image = NULL;
     struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, NULL);
-    if (error.code != heif_error_Ok) {
-        status = fail(result, error);
-        heif_image_handle_release(handle);
-        heif_context_free(ctx);
-        return status;
-    }
+    if (error.code != heif_error_Ok) return fail(result, error);
+    int status = IMG_OK;
     int w = heif_image_get_width(image, heif_channel_interleaved);
     int h = heif_image_get_height(image, heif_channel_interleaved);
     int stride = 0;
@@ -107,6 +93,72 @@ int img_heif_decode(const unsigned char *data, size_t size, const img_limits *li
         *height = h;
     }
     heif_image_release(image);
+    return status;
+}
+
+// The embedded thumbnail whose longest side is the smallest still >= min_side, or NULL.
+static struct heif_image_handle *embedded_thumbnail(struct heif_image_handle *handle, int min_side) {
+    heif_item_id ids[4];
+    int n = heif_image_handle_get_list_of_thumbnail_IDs(handle, ids, 4);
+    struct heif_image_handle *best = NULL;
+    int best_side = 0;
+    for (int i = 0; i < n; i++) {
+        struct heif_image_handle *thumb = NULL;
+        if (heif_image_handle_get_thumbnail(handle, ids[i], &thumb).code != heif_error_Ok || !thumb) continue;
+        int w = heif_image_handle_get_width(thumb), h = heif_image_handle_get_height(thumb);
+        int side = w > h ? w : h;
+        if (side >= min_side && (!best || side < best_side)) {
+            if (best) heif_image_handle_release(best);
+            best = thumb;
+            best_side = side;
+        } else {
+            heif_image_handle_release(thumb);
+        }
+    }
+    return best;
+}
+
+int img_heif_decode(const unsigned char *data, size_t size, const img_limits *limits, int thumbnail_side,
+                    img_info *info, unsigned char **pixels, int *width, int *height, img_result *result) {
+    *pixels = NULL;
+    struct heif_context *ctx;
+    struct heif_image_handle *handle;
+    int status = open_primary(data, size, limits, &ctx, &handle, info, result);
+    if (status != IMG_OK) return status;
+    // Both the displayed and the coded size count: rotation swaps them, a crop can hide a huge image.
+    int coded_w = heif_image_handle_get_ispe_width(handle), coded_h = heif_image_handle_get_ispe_height(handle);
+    long long coded = (long long)coded_w * coded_h;
+    long long shown = (long long)info->width * info->height;
+    if (limits && limits->max_pixels > 0 && (shown > limits->max_pixels || coded > limits->max_pixels)) {
+        snprintf(result->message, sizeof result->message, "image %dx%d exceeds the %.4g MP limit",
+                 info->width, info->height, limits->max_pixels / 1e6);
+        heif_image_handle_release(handle);
+        heif_context_free(ctx);
+        return result->status = IMG_ETOOLARGE;
+    }
+    // Nothing libheif builds from here on (a grid's canvas, each tile) may be wider or taller than
+    // the photo says it is.
+    int longest = coded_w > coded_h ? coded_w : coded_h;
+    if (info->width > longest) longest = info->width;
+    if (info->height > longest) longest = info->height;
+    heif_context_set_maximum_image_size_limit(ctx, longest + 1);
+    struct heif_image_handle *thumb = thumbnail_side > 0 ? embedded_thumbnail(handle, thumbnail_side) : NULL;
+    if (!thumb) {
+        status = decode_rgb(handle, pixels, width, height, result);
+    } else {
+        // The photo is still decoded, to prove it whole, in its own colour space (no conversion);
+        // the pixels returned are the embedded thumbnail's, as vips makes a HEIC's thumbnail.
+        struct heif_image *image = NULL;
+        struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_undefined, heif_chroma_undefined, NULL);
+        if (error.code != heif_error_Ok) status = fail(result, error);
+        heif_image_release(image);
+        if (status == IMG_OK) status = decode_rgb(thumb, pixels, width, height, result);
+        heif_image_handle_release(thumb);
+    }
+    if (status != IMG_OK) {
+        free(*pixels);
+        *pixels = NULL;
+    }
     heif_image_handle_release(handle);
     heif_context_free(ctx);
     return status;

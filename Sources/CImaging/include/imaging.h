@@ -51,9 +51,11 @@ int img_png_decode(const unsigned char *data, size_t size, const img_limits *lim
                    img_info *info, unsigned char **pixels, int *width, int *height, img_result *result);
 
 /// HEIF/HEIC (and AVIF where libheif decodes it): the primary image, its rotation, mirroring and
-/// crop applied; info->width/height are the displayed size.
+/// crop applied; info->width/height are the displayed size. thumbnail_side > 0: when the file embeds a
+/// thumbnail at least that large, the photo is decoded only to prove it whole and the pixels returned
+/// are the thumbnail's (0: the photo's).
 int img_heif_probe(const unsigned char *data, size_t size, img_info *info, img_result *result);
-int img_heif_decode(const unsigned char *data, size_t size, const img_limits *limits,
+int img_heif_decode(const unsigned char *data, size_t size, const img_limits *limits, int thumbnail_side,
                     img_info *info, unsigned char **pixels, int *width, int *height, img_result *result);
 /// WebP, still or animated (info->progressive set; every frame is decoded, the first returned),
 /// alpha composited on white. max_side > 0: a still image larger than that is scaled by the decoder

@@ -67,13 +67,20 @@ enum ImportCommand: Command {
             for path in report.repaired { Output.error("repaired the stored copy of \(Output.escaped(path)): it was damaged or missing") }
             guard !quiet else { return report.rejected.isEmpty ? ExitCode.success : ExitCode.partialImport }
             let folderTitle = options.title ?? URL(fileURLWithPath: arguments.positionals[0]).standardizedFileURL.lastPathComponent
-            let title = report.memory.map { "'\(Output.escaped($0.title))' (\($0.id.prefix(8)))" }
-                ?? (options.dryRun ? "'\(Output.escaped(folderTitle))' (dry run)" : "no memory")
-            var counts = ["\(report.alreadyInMemory) already in this memory"]
+            var counts: [String] = []
+            if report.memory != nil || options.dryRun { counts.append("\(report.alreadyInMemory) already in this memory") }
             if report.repeatedInFolders > 0 { counts.append("\(report.repeatedInFolders) repeated in these folders") }
             counts += ["\(report.skipped) skipped", "\(report.rejected.count) rejected"]
-            Output.print("\(options.dryRun ? "would import" : "imported") \(report.imported) photo\(report.imported == 1 ? "" : "s") into \(title); "
-                         + counts.joined(separator: ", "))
+            let verb = options.dryRun ? "would import" : "imported"
+            let photos = "\(report.imported) photo\(report.imported == 1 ? "" : "s")"
+            if let memory = report.memory {
+                Output.print("\(verb) \(photos) into '\(Output.escaped(memory.title))' (\(memory.id.prefix(8)))\(options.dryRun ? " (dry run)" : ""); "
+                             + counts.joined(separator: ", "))
+            } else if options.dryRun {
+                Output.print("\(verb) \(photos) into '\(Output.escaped(folderTitle))' (dry run); " + counts.joined(separator: ", "))
+            } else {
+                Output.print("imported no photos; " + counts.joined(separator: ", "))
+            }
             if arguments.has("verbose") {
                 for file in report.skippedFiles { Output.print("skipped \(Output.escaped(file.path)): \(Output.escaped(file.reason))") }
             } else if !report.skippedFiles.isEmpty {
@@ -85,14 +92,31 @@ enum ImportCommand: Command {
     }
 }
 
-/// "skipped 4: 2 a video (QuickTime MOV), 1 a GIF image (GIF is not supported), 1 hidden; -v or --json lists each file",
-/// the most common reason first.
+/// "skipped 4: 2 videos (QuickTime MOV), 1 GIF image (GIF is not supported), 1 hidden file; -v or --json
+/// lists each file", the most common reason first.
 func skippedSummary(_ files: [ImportReport.Rejection]) -> String {
     var counts: [String: Int] = [:]
     for file in files { counts[file.reason, default: 0] += 1 }
     let groups = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-        .map { "\($0.value) \(Output.escaped($0.key))" }
+        .map { counted($0.value, Output.escaped($0.key)) }
     return "skipped \(files.count): \(groups.joined(separator: ", ")); -v or --json lists each file"
+}
+
+/// A skip reason with its count: "a video (MP4)" → "1 video (MP4)", "3 videos (MP4)"; "hidden" →
+/// "2 hidden files"; "not an image" → "1 file that is not an image"; anything else → "2 files (REASON)".
+func counted(_ count: Int, _ reason: String) -> String {
+    let one = count == 1
+    for article in ["a ", "an "] where reason.hasPrefix(article) {
+        let phrase = reason.dropFirst(article.count)
+        guard !one else { return "1 \(phrase)" }
+        let end = phrase.range(of: " (")?.lowerBound ?? phrase.endIndex
+        return "\(count) \(phrase[..<end])s\(phrase[end...])"
+    }
+    switch reason {
+    case "hidden": return "\(count) hidden file\(one ? "" : "s")"
+    case "not an image": return one ? "1 file that is not an image" : "\(count) files that are not images"
+    default: return "\(count) file\(one ? "" : "s") (\(reason))"
+    }
 }
 
 /// "512MB", "2G", "64k", "1000000" → bytes (K, M, G, T are powers of 1024; a trailing B is optional).
