@@ -3,7 +3,7 @@
 # executables), runs the C image wrapper over every fixture under ASan and UBSan, then every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --tests
 swift build --build-tests
 scripts/fuzz-imaging.sh check
 swift test --skip-build

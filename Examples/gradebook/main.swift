@@ -165,7 +165,7 @@ do {
             print("  average: \(String(format: "%.1f", average)) \(grades.isEmpty ? "-" : String(format: "%.1f%%", q.points == 0 ? 0 : average * 100 / Double(q.points)))")
         }
     default:
-        fail("unknown command or wrong arguments: \(args.joined(separator: " "))", 64)
+        fail("unknown command or wrong arguments: \(args.joined(separator: " "))\nUsage: gradebook [--store PATH] <command> [arguments] (gradebook --help lists the commands)", 64)
     }
 } catch {
     fail("\(error.localizedDescription)")

@@ -196,7 +196,7 @@ do {
         print("by category")
         for (name, sum) in categories.sorted(by: { $0.key < $1.key }) { print("  \(name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(aligned(money(sum), width))") }
     default:
-        fail("unknown command \(command)", 64)
+        fail("unknown command \(command)\nUsage: pocket-budget [--store PATH] <command> [arguments] (pocket-budget --help lists the commands)", 64)
     }
 } catch {
     fail("\(error.localizedDescription)")

@@ -47,6 +47,7 @@ enum Gallery {
         #box { position: fixed; inset: 0; background: rgba(0,0,0,.92); display: none; flex-direction: column; align-items: center; justify-content: center; }
         #box.open { display: flex; }
         #box img { max-width: 96vw; max-height: 82vh; object-fit: contain; }
+        #box .notes { max-height: 6rem; overflow: auto; color: #ccc; }
         #box p { color: #eee; margin: .6rem 1rem; text-align: center; font-size: .9rem; } #box a { color: #9cf; }
         #box button { position: absolute; background: rgba(255,255,255,.15); color: #fff; border: 0; font-size: 1.6rem;
           width: 2.6rem; height: 2.6rem; border-radius: 50%; cursor: pointer; }
@@ -62,7 +63,7 @@ enum Gallery {
         </main>
         <div id="box" role="dialog" aria-modal="true" aria-label="Photo">
         <button id="close" aria-label="Close">×</button><button id="prev" aria-label="Previous photo">‹</button>
-        <img id="shown" alt=""><p id="caption"></p><button id="next" aria-label="Next photo">›</button>
+        <img id="shown" alt=""><p id="caption"></p>\(manifest.memory.notes.isEmpty ? "" : "<p id=\"boxnotes\" class=\"notes\">" + escape(manifest.memory.notes) + "</p>")<button id="next" aria-label="Next photo">›</button>
         </div>
         <script>
         (function () {

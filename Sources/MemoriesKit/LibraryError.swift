@@ -33,7 +33,7 @@ public enum LibraryError: Error, Equatable, LocalizedError {
             return photosLeft
                 ? "\(path)/library.store is missing or empty, but \(path)/.library_SUPPORT holds photos: restore library.store from a backup "
                     + "(a library.store.backup-* file beside it, if any); nothing was changed"
-                : "there is no library at \(path) (check --library or $MEMORIES_LIBRARY; `memories import` creates one)"
+                : "no library at \(path) (`memories import` creates one; `--library` or `$MEMORIES_LIBRARY` chooses another)"
         case .memoryDeletedDuringImport(let title):
             return "memory '\(title)' was deleted while this import was adding to it; the photos of the batch in progress were not added. "
                 + "Run the import again to make a new memory"

@@ -14,6 +14,9 @@ let commands: [any Command.Type] = [
 /// write it, and work on a library folder that cannot be written.
 let readOnlyCommands: Set<String> = ["list", "show", "export", "verify"]
 
+/// The width of the command names in the root help: the longest name and a space.
+let commandColumn = commands.map { $0.name.count }.max()! + 1
+
 let rootHelp = """
 memories: keep photos as memories, titled and dated sets of photos with notes.
 
@@ -21,10 +24,11 @@ Usage: memories [--library DIR] <command> [options]
        memories --version
 
 Commands:
-\(commands.map { "  \($0.name.padding(toLength: 8, withPad: " ", startingAt: 0)) \($0.abstract)" }.joined(separator: "\n"))
+\(commands.map { "  \($0.name.padding(toLength: commandColumn, withPad: " ", startingAt: 0)) \($0.abstract)" }.joined(separator: "\n"))
 
 The library is --library DIR, else $MEMORIES_LIBRARY, else $XDG_DATA_HOME/memories
-(~/.local/share/memories); it is created on first use.
+(~/.local/share/memories). Only `memories import` creates one; the other commands say when
+there is none.
 `memories <command> --help` describes a command.
 """
 

@@ -138,6 +138,21 @@ func run(_ product: String, _ args: [String]) throws -> Run {
         }
     }
 
+    @Test func everyReadCommandRefusesAMissingStoreAndUsageErrorsShowTheUsage() throws {
+        let s = Scratch()
+        let store = s.url.appendingPathComponent("missing.store").path
+        for (tool, command) in [("gradebook", "students"), ("gradebook", "quizzes"), ("gradebook", "by-student"), ("gradebook", "by-quiz"),
+                                ("pocket-budget", "list"), ("pocket-budget", "totals")] {
+            let result = try run(tool, ["--store", store, command])
+            #expect(result.status == 1 && result.err.contains("no store at \(store)"), "\(tool) \(command): \(result.status) \(result.err)")
+            #expect(!FileManager.default.fileExists(atPath: store), "\(tool) \(command) created a store")
+        }
+        for tool in ["gradebook", "pocket-budget"] {
+            let result = try run(tool, ["--store", store, "frob"])
+            #expect(result.status == 64 && result.err.contains("Usage: \(tool) [--store PATH] <command> [arguments]"), "\(tool): \(result.err)")
+        }
+    }
+
     @Test func gradesStayWithinTheQuizAndNamesAreNeverGuessed() throws {
         let s = Scratch()
         let store = s.url.appendingPathComponent("g.store").path

@@ -65,6 +65,38 @@ import Testing
         #expect(try complete(["memories", "gc", "-"]).contains("-n"))
     }
 
+    /// zsh parses its script; fish completes from its own, descriptions and apostrophes kept.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") && FileManager.default.isExecutableFile(atPath: "/usr/bin/fish")))
+    func zshAndFishReadTheirCompletions() throws {
+        let box = Sandbox()
+        func shell(_ path: String, _ arguments: [String]) throws -> (Int32, String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = arguments
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = out
+            try process.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, text)
+        }
+        let zsh = box.url.appendingPathComponent("_memories"), fish = box.url.appendingPathComponent("memories.fish")
+        let zshText = try box.run("completion", "zsh").stdout, fishText = try box.run("completion", "fish").stdout
+        try zshText.write(to: zsh, atomically: true, encoding: .utf8)
+        try fishText.write(to: fish, atomically: true, encoding: .utf8)
+        let parsed = try shell("/usr/bin/zsh", ["-n", zsh.path])
+        #expect(parsed.0 == 0, "\(parsed.1)")
+        #expect(zshText.contains(#"'\''"#), "an apostrophe in a help text is quoted, not dropped")
+        let commands = try shell("/usr/bin/fish", ["--no-config", "-c", "source '\(fish.path)'; complete -C 'memories imp'"])
+        #expect(commands.0 == 0 && commands.1.hasPrefix("import\t"), "\(commands.1)")
+        let options = try shell("/usr/bin/fish", ["--no-config", "-c", "source '\(fish.path)'; complete -C 'memories export x y --str'"])
+        #expect(options.1.hasPrefix("--strip-metadata\t"), "\(options.1)")
+        let all = try shell("/usr/bin/fish", ["--no-config", "-c", "source '\(fish.path)'; complete -C 'memories show x --'"])
+        #expect(all.0 == 0 && all.1.contains("--json"), "\(all.1)")
+        #expect(!fishText.contains("memorys"), "no apostrophe dropped")
+    }
+
     @Test func theManPageIsValidRoff() throws {
         let box = Sandbox()
         let page = box.url.appendingPathComponent("memories.1")

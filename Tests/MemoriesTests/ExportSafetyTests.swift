@@ -215,10 +215,12 @@ import Testing
         _ = box.copy(fixtureImages.appendingPathComponent("good/date-zurich-night.jpg"), to: "Trip/night.jpg")
         _ = box.copy(fixtureImages.appendingPathComponent("good/date-xmp-only.png"), to: "Trip/later.png")
         _ = box.copy(fixtureImages.appendingPathComponent("good/rotated.heic"), to: "Trip/phone.heic")
-        #expect(try box.run("import", folder.path, "--title", "Trip").status == 0)
+        #expect(try box.run("import", folder.path, "--title", "Trip", "--notes", "Rain & <sun>").status == 0)
         let out = box.url.appendingPathComponent("out")
         #expect(try box.run("export", "Trip", out.path, "--html").status == 0)
         let html = try String(contentsOf: out.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(html.contains("<p id=\"boxnotes\" class=\"notes\">Rain &amp; &lt;sun&gt;</p>"), "the lightbox shows the notes")
+        #expect(html.components(separatedBy: "loading=\"lazy\"").count - 1 == 3, "every thumbnail loads lazily")
         // Three photos: no sections (those are for large memories); the HEIC's preview is a JPEG a
         // browser shows, upright.
         #expect(!html.contains("<h2>"))

@@ -26,7 +26,9 @@ func render(_ text: String, width: Int) -> (lines: [String], wraps: Int) {
         else if c == "\u{1B}", i + 2 < chars.count, chars[i + 1] == "[" {
             var j = i + 2
             while j < chars.count, !chars[j].isLetter { j += 1 }
-            if j < chars.count, chars[j] == "K", row < screen.count, col < screen[row].count { screen[row].removeSubrange(col...) }
+            if j < chars.count, chars[j] == "K" || chars[j] == "J", row < screen.count, col < screen[row].count { screen[row].removeSubrange(col...) }
+            if j < chars.count, chars[j] == "J", row + 1 < screen.count { screen.removeSubrange((row + 1)...) }
+            if j < chars.count, chars[j] == "A" { row = max(0, row - (Int(String(chars[(i + 2)..<j])) ?? 1)) }
             i = j
         } else { put(c) }
         i += 1
@@ -37,7 +39,9 @@ func render(_ text: String, width: Int) -> (lines: [String], wraps: Int) {
 
 @Suite struct ProgressTests {
     /// Runs `memories` with stderr on a pseudo-terminal of `columns`; returns what the terminal got.
-    func runOnTerminal(_ box: Sandbox, columns: Int, _ args: [String]) throws -> (status: Int32, terminal: String) {
+    /// `resizeTo`: once the first progress line has come, the terminal is made that wide and the
+    /// program told (SIGWINCH, as the kernel tells a terminal's foreground programs).
+    func runOnTerminal(_ box: Sandbox, columns: Int, _ args: [String], resizeTo: Int? = nil) throws -> (status: Int32, terminal: String) {
         // /dev/ptmx by hand (posix_openpt is not in Swift's Glibc module): unlock, then ask its number.
         let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
         var unlock: Int32 = 0, number: UInt32 = 0
@@ -51,10 +55,18 @@ func render(_ text: String, width: Int) -> (lines: [String], wraps: Int) {
         close(slave)
         var output = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
+        var resized = resizeTo == nil
         while true {
             let n = read(master, &buffer, buffer.count)
             if n <= 0 { break }  // EIO once the child has closed the terminal
             output.append(contentsOf: buffer[0..<n])
+            if !resized, let narrow = resizeTo, String(decoding: output, as: UTF8.self).contains("%") {
+                var size = winsize(ws_row: 24, ws_col: UInt16(narrow), ws_xpixel: 0, ws_ypixel: 0)
+                #expect(ioctl(master, UInt(TIOCSWINSZ), &size) == 0)
+                output.append(contentsOf: Array("<RESIZED>".utf8))
+                kill(process.processIdentifier, SIGWINCH)
+                resized = true
+            }
         }
         process.waitUntilExit()
         close(master)
@@ -70,7 +82,7 @@ func render(_ text: String, width: Int) -> (lines: [String], wraps: Int) {
         #expect(draws.count >= 10, "one draw per photo: \(draws.count)")
         #expect(draws.contains { $0.contains("/") && $0.contains("%") })
         for draw in draws {
-            let visible = draw.replacingOccurrences(of: "\u{1B}[K", with: "")
+            let visible = draw.replacingOccurrences(of: "\u{1B}[J", with: "")
             #expect(visible.count < columns, "a progress line never reaches the last column: \(visible)")
         }
         // The messages before it may wrap (a long path); the progress lines left nothing behind.
@@ -81,6 +93,33 @@ func render(_ text: String, width: Int) -> (lines: [String], wraps: Int) {
         if columns >= 120 {
             #expect(draws.last?.contains("MB") == true || draws.last?.contains("KB") == true, "bytes shown when there is room: \(draws.last ?? "")")
         }
+    }
+
+    @Test(arguments: [40, 120])
+    func exportAndVerifyProgressFitTheTerminalToo(_ columns: Int) throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixtureImages.appendingPathComponent("good").path, "--title", "P").status == 0)
+        for (label, args) in [("exporting", ["export", "P", box.url.appendingPathComponent("out").path, "--format", "jpeg"]), ("verifying", ["verify"])] {
+            let (status, terminal) = try runOnTerminal(box, columns: columns, args)
+            #expect(status == 0, "\(args)")
+            let draws = terminal.components(separatedBy: "\r").filter { $0.hasPrefix(label) }
+            #expect(draws.count >= 5, "\(label): \(draws.count) draws")
+            #expect(draws.allSatisfy { $0.replacingOccurrences(of: "\u{1B}[J", with: "").count < columns }, "\(label)")
+            #expect(!render(terminal, width: columns).lines.contains { $0.contains(label) }, "\(label): the progress line is gone")
+            let quiet = try runOnTerminal(box, columns: columns, args.first == "export" ? ["export", "P", box.url.appendingPathComponent("q").path, "-q"] : ["verify", "-q"])
+            #expect(quiet.status == 0 && !quiet.terminal.contains(label), "\(label) -q draws nothing")
+        }
+    }
+
+    @Test func aResizeRedrawsAtOnceAtTheNewWidth() throws {
+        let box = Sandbox()
+        let (status, terminal) = try runOnTerminal(box, columns: 120, ["import", fixtureImages.appendingPathComponent("good").path, "--title", "P"], resizeTo: 40)
+        #expect(status == 0)
+        let after = try #require(terminal.components(separatedBy: "<RESIZED>").last)
+        let draws = after.components(separatedBy: "\r").filter { $0.hasPrefix("importing") }
+        #expect(!draws.isEmpty && draws.allSatisfy { $0.replacingOccurrences(of: "\u{1B}[J", with: "").count < 40 }, "\(draws)")
+        // The wide line the terminal wrapped onto rows is cleared from its first row.
+        #expect(after.contains("\u{1B}[2A\rimporting") || after.contains("\u{1B}[1A\rimporting"), "\(after.prefix(300))")
     }
 
     @Test func nothingIsDrawnWhenStderrIsNotATerminal() throws {

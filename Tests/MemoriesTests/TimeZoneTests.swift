@@ -47,4 +47,33 @@ import Testing
         #expect(try box.run("list", environment: ["TZ": "Europe/Zurich"]).stdout.hasPrefix("2024-06-13"))
         #expect(try box.run("list", "--json", environment: ["TZ": "Europe/Zurich"]).json([ListJSON].self).first?.date == "2024-06-13T00:30:00+02:00")
     }
+
+    @Test func untilAndEditDateAreReadInTheUsersZoneAndUndatedPhotosShowTheirFileTime() throws {
+        let box = Sandbox()
+        let folder = try imported(box)
+        func until(_ day: String, _ zone: String) throws -> [String] {
+            try box.run("list", "--until", day, "--json", environment: ["TZ": zone]).json([ListJSON].self).map(\.title)
+        }
+        // --until D: dated before D's midnight. 00:30 on the 13th in Zurich is before the 14th there,
+        // not before the 13th; 15:30 on the 12th in LA is before the 13th there.
+        #expect(try until("2024-06-14", "Europe/Zurich") == ["Night"])
+        #expect(try until("2024-06-13", "Europe/Zurich") == [])
+        #expect(try until("2024-06-13", "America/Los_Angeles") == ["Night"])
+        #expect(try until("2024-06-12", "America/Los_Angeles") == [])
+        // edit --date: a day is midnight where the user is.
+        #expect(try box.run("edit", "Night", "--date", "2024-07-01", environment: ["TZ": "Europe/Zurich"]).status == 0)
+        #expect(try box.run("show", "Night", "--json").json(ShowJSON.self).date == "2024-06-30T22:00:00Z")
+        #expect(try box.run("list", environment: ["TZ": "Europe/Zurich"]).stdout.hasPrefix("2024-07-01"))
+        #expect(try box.run("list", environment: ["TZ": "America/Los_Angeles"]).stdout.hasPrefix("2024-06-30"))
+        // A photo that says no time: its file's time is shown, marked, and never taken as the capture.
+        let undated = box.copy(fixtureImages.appendingPathComponent("good/rgba.png"), to: "Night/undated.png")
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)], ofItemAtPath: undated.path)
+        #expect(try box.run("import", folder.path, "--into", "Night").status == 0)
+        let show = try box.run("show", "Night", environment: ["TZ": "Europe/Zurich"]).stdout
+        let line = try #require(show.split(separator: "\n").first { $0.hasSuffix("undated.png") })
+        #expect(line.contains("2023-11-14 23:13f"), "\(show)")
+        #expect(show.contains("(f the file's time: the photo does not say when it was taken)"))
+        let json = try box.run("show", "Night", "--json").json(ShowJSON.self).images.first { $0.filename == "undated.png" }
+        #expect(json?.takenAt == nil && json?.fileModifiedAt == "2023-11-14T22:13:20Z")
+    }
 }

@@ -57,7 +57,7 @@ enum ImportCommand: Command {
         let quiet = arguments.has("quiet")
         let progress = Progress("importing", enabled: !quiet)
         let lib = try library()
-        if lib.created { Output.error("created a new library at \(Output.escaped(lib.directory.path))") }
+        if lib.created && !quiet { Output.error("created a new library at \(Output.escaped(lib.directory.path))") }
         let report = try lib.importPhotos(arguments.positionals, options: options) { progress.update($0, $1, bytes: $2) }
         progress.finish()
         if arguments.has("json") {

@@ -22,10 +22,10 @@ enum ShowCommand: Command {
         Output.print("\(Output.escaped(detail.title))\n\(detail.date.prefix(10))  id \(detail.id)")
         if !detail.notes.isEmpty { Output.print("\n\(detail.notes)") }
         Output.print("")
-        var cameraClock = false
+        var cameraClock = false, fileClock = false
         for image in detail.images {
             // A capture time whose offset is known shows in the user's zone; one without, as the
-            // camera's clock said (marked *).
+            // camera's clock said (marked *); a photo that says no time, its file's time (marked f).
             var taken = "                 "
             if let text = image.takenAt, let date = ISO8601DateFormatter().date(from: text) {
                 if image.takenAtZoneKnown == true {
@@ -34,11 +34,15 @@ enum ShowCommand: Command {
                     taken = Formats.local(date, in: TimeZone(identifier: "UTC")!) + "*"
                     cameraClock = true
                 }
+            } else if let text = image.fileModifiedAt, let date = ISO8601DateFormatter().date(from: text) {
+                taken = Formats.local(date) + "f"
+                fileClock = true
             }
             Output.print("\(image.id.prefix(8))  \(taken)  \(image.format.padding(toLength: 4, withPad: " ", startingAt: 0)) \("\(image.width)x\(image.height)".padding(toLength: 10, withPad: " ", startingAt: 0)) \(Formats.bytes(image.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))  \(Output.escaped(image.filename))")
         }
         Output.print("\(detail.images.count) photo\(detail.images.count == 1 ? "" : "s"), \(Formats.bytes(detail.images.reduce(0) { $0 + $1.bytes })); "
-                     + "times in \(Formats.zone.identifier)\(cameraClock ? " (* the camera's clock: the photo does not say its zone)" : "")")
+                     + "times in \(Formats.zone.identifier)\(cameraClock ? " (* the camera's clock: the photo does not say its zone)" : "")"
+                     + (fileClock ? " (f the file's time: the photo does not say when it was taken)" : ""))
         return ExitCode.success
     }
 }
