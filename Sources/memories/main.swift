@@ -66,6 +66,11 @@ func run(_ args: [String]) -> Int32 {
         }
         if rest.count > 1, let command = commands.first(where: { $0.name == rest[1] }) {
             Output.print(command.help)
+        } else if rest.count > 1 {
+            let suggestion = Suggestion.closest(to: rest[1], in: commands.map { $0.name })
+            Output.error("no command '\(Output.escaped(rest[1]))'\(suggestion.map { "; did you mean '\($0)'?" } ?? "")"
+                         + "\nUsage: memories help [<command>]; `memories --help` lists the commands")
+            return ExitCode.usage
         } else {
             Output.print(rootHelp)
         }
@@ -80,7 +85,7 @@ func run(_ args: [String]) -> Int32 {
         return ExitCode.usage
     }
     let commandArgs = Array(rest.dropFirst())
-    if commandArgs.contains("--help") || commandArgs.contains("-h") {
+    if asksForHelp(commandArgs, command) {
         Output.print(command.help)
         return ExitCode.success
     }
@@ -142,3 +147,19 @@ extension LibraryError {
 }
 
 exit(run(Array(CommandLine.arguments.dropFirst())))
+
+/// Whether `--help` or `-h` stands among `words` as an option of its own: not the value of the
+/// option before it (`--title -h` is a title), nor after `--`.
+func asksForHelp(_ words: [String], _ command: any Command.Type) -> Bool {
+    let takesValue = Set(command.allOptions.filter { $0.value != nil }.flatMap { option in
+        ["--" + option.name] + (option.short.map { ["-\($0)"] } ?? [])
+    })
+    var i = 0
+    while i < words.count {
+        let word = words[i]
+        if word == "--" { return false }
+        if word == "--help" || word == "-h" { return true }
+        i += takesValue.contains(word) ? 2 : 1
+    }
+    return false
+}

@@ -25,6 +25,13 @@ import Testing
         #expect(value.status == 64 && value.stderr.contains("--title needs a value (to give one starting with --, write --title=--foo)"))
         let short = try box.run("import", box.url.path, "-x")
         #expect(short.status == 64 && short.stderr.contains("unknown option '-x' (short options here: -h, -j, -n, -q, -v)"))
+        let help = try box.run("help", "imprt")
+        #expect(help.status == 64 && help.stderr.contains("no command 'imprt'; did you mean 'import'?") && help.stderr.contains("Usage: memories help"))
+        #expect(try box.run("help", "import").stdout.hasPrefix(try box.run("import", "--help").stdout.prefix(40)))
+        // -h as an option's value is that value, not a request for help.
+        let titled = try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "-h")
+        #expect(!titled.stdout.contains("Usage: memories import"), "\(titled.stdout)")
+        #expect(try box.run("import", "--title", "x", "-h").stdout.contains("Usage: memories import"))
     }
 
     @Test func shortOptionsAndQuiet() throws {

@@ -113,4 +113,30 @@ import Testing
         let text = try String(contentsOf: page, encoding: .utf8)
         for section in ["IMPORT", "EXPORT", "GC", "COMPLETION"] { #expect(text.contains(".SH \(section)")) }
     }
+
+    /// scripts/install.sh puts the binary, its man page and the three completions under a prefix.
+    @Test func installPutsTheBinaryManPageAndCompletionsUnderThePrefix() throws {
+        let box = Sandbox()
+        let prefix = box.url.appendingPathComponent("prefix")
+        let install = Process()
+        install.executableURL = URL(fileURLWithPath: "/bin/bash")
+        install.arguments = [packageRoot.appendingPathComponent("scripts/install.sh").path, prefix.path]
+        install.environment = ProcessInfo.processInfo.environment.merging(
+            ["MEMORIES_BIN": packageRoot.appendingPathComponent(".build/debug/memories").path]) { $1 }
+        let out = Pipe()
+        install.standardOutput = out
+        try install.run()
+        let said = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        install.waitUntilExit()
+        #expect(install.terminationStatus == 0 && said.hasPrefix("installed memories "), "\(said)")
+        let expected = ["share/man/man1/memories.1": try box.run("help", "--man").stdout,
+                        "share/bash-completion/completions/memories": try box.run("completion", "bash").stdout,
+                        "share/zsh/site-functions/_memories": try box.run("completion", "zsh").stdout,
+                        "share/fish/vendor_completions.d/memories.fish": try box.run("completion", "fish").stdout]
+        for (path, text) in expected {
+            let file = prefix.appendingPathComponent(path)
+            #expect(!text.isEmpty && (try? String(contentsOf: file, encoding: .utf8)) == text, "\(path)")
+        }
+        #expect(FileManager.default.isExecutableFile(atPath: prefix.appendingPathComponent("bin/memories").path))
+    }
 }

@@ -283,4 +283,67 @@ import Testing
         let (badStatus, badRequests) = try pageRequests(bad)
         #expect(badStatus == 1 && badRequests.contains("http://127.0.0.1:9/x.png"))
     }
+
+    /// The lightbox as a person uses it: a click opens the photo with its date, name, place in the
+    /// memory and notes; arrows and swipes move; Escape closes and gives focus back. Driven by a
+    /// script appended to a copy of the page, read back from Chromium's DOM.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: chromium)))
+    func theLightboxOpensMovesAndClosesByClickKeysAndSwipes() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris", "--notes", "Rain all week").status == 0)
+        let out = box.url.appendingPathComponent("out")
+        #expect(try box.run("export", "Paris", out.path, "--html").status == 0)
+        let page = try String(contentsOf: out.appendingPathComponent("index.html"), encoding: .utf8)
+        let probe = #"""
+        <script>
+        (function () {
+          var log = [], box = document.getElementById("box"), caption = document.getElementById("caption");
+          function state(what) { log.push(what + "=" + box.classList.contains("open") + "|" + caption.textContent + "|" + (document.activeElement.id || document.activeElement.tagName)); }
+          function key(k) { document.dispatchEvent(new KeyboardEvent("keydown", { key: k })); }
+          function swipe(dx) {
+            var t0 = new Touch({ identifier: 1, target: box, clientX: 200 }), t1 = new Touch({ identifier: 1, target: box, clientX: 200 + dx });
+            box.dispatchEvent(new TouchEvent("touchstart", { touches: [t0], changedTouches: [t0] }));
+            box.dispatchEvent(new TouchEvent("touchend", { touches: [], changedTouches: [t1] }));
+          }
+          var first = document.querySelector("figure a");
+          first.focus();
+          first.click(); state("open");
+          key("ArrowRight"); state("right");
+          key("ArrowLeft"); key("ArrowLeft"); state("wrapped");
+          swipe(-120); state("swiped");
+          document.getElementById("next").click(); state("next");
+          key("Escape"); state("closed");
+          var pre = document.createElement("pre");
+          pre.id = "probe";
+          pre.textContent = log.join("\n") + "\nnotes=" + (document.getElementById("boxnotes") || {}).textContent
+            + "\nalts=" + Array.prototype.every.call(document.querySelectorAll("figure img"), function (i) { return i.alt.length > 0; });
+          document.body.appendChild(pre);
+        })();
+        </script>
+        """#
+        let probed = out.appendingPathComponent("probe.html")
+        try page.replacingOccurrences(of: "</body>", with: probe + "\n</body>").write(to: probed, atomically: true, encoding: .utf8)
+        let browser = Process()
+        browser.executableURL = URL(fileURLWithPath: Self.chromium)
+        browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", probed.absoluteString]
+        let dom = Pipe()
+        browser.standardOutput = dom
+        browser.standardError = FileHandle.nullDevice
+        try browser.run()
+        let html = String(decoding: dom.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        browser.waitUntilExit()
+        let start = try #require(html.range(of: "<pre id=\"probe\">")), end = try #require(html.range(of: "</pre>", range: start.upperBound..<html.endIndex))
+        let lines = html[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
+        func field(_ name: String) -> [String] { (lines.first { $0.hasPrefix(name + "=") } ?? "").dropFirst(name.count + 1).split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+        let count = try box.run("show", "Paris", "--json").json(ShowJSON.self).images.count
+        #expect(count >= 3)
+        #expect(field("open").first == "true" && field("open")[1].contains("1 of \(count)") && field("open")[1].contains("original"), "\(lines)")
+        #expect(field("open").last == "close", "focus moves into the lightbox")
+        #expect(field("right")[1].contains("2 of \(count)"))
+        #expect(field("wrapped")[1].contains("\(count) of \(count)"), "left from the first wraps to the last")
+        #expect(field("swiped")[1].contains("1 of \(count)"), "a swipe to the left shows the next")
+        #expect(field("next")[1].contains("2 of \(count)"))
+        #expect(field("closed").first == "false" && field("closed").last == "A", "Escape closes and focus returns to the photo's link")
+        #expect(lines.contains("notes=Rain all week") && lines.contains("alts=true"), "\(lines)")
+    }
 }
