@@ -37,6 +37,10 @@ enum Gallery {
         .rows > i { flex-grow: 1000; }
         figure { margin: 0; position: relative; min-width: 0; flex-grow: calc(var(--w) / var(--h) * 100);
           flex-basis: calc(var(--w) / var(--h) * 180px); max-width: calc(var(--w) / var(--h) * 300px); }
+        @media (max-resolution: 1.5dppx) {
+          /* On a 1x screen the thumbnail itself is shown: never wider than its own pixels. */
+          figure { flex-basis: calc(var(--w) / var(--h) * 160px); max-width: min(calc(var(--w) / var(--h) * 300px), calc(var(--tw) * 1px)); }
+        }
         figure a { display: block; }
         figure img { display: block; width: 100%; height: auto; aspect-ratio: var(--w) / var(--h); object-fit: cover; background: #ddd; border-radius: 3px; }
         figcaption { position: absolute; left: 0; right: 0; bottom: 0; padding: .2rem .4rem; font-size: .75rem; color: #fff;
@@ -116,7 +120,9 @@ enum Gallery {
         let large = link(file.preview ?? file.file)
         let srcset = file.preview != nil && file.thumbnail != nil ? " srcset=\"\(small) 1x, \(large) 2x\"" : ""
         let alt = day.isEmpty ? name : "\(name), \(day)"
-        return "<figure style=\"--w:\(w);--h:\(h)\"><a href=\"\(large)\" data-name=\"\(name)\" data-date=\"\(day)\" data-original=\"\(link(file.file))\">"
+        // The thumbnail's width in pixels (its longest side is 256).
+        let thumbnailWidth = w >= h ? min(w, 256) : max(1, w * 256 / max(h, 1))
+        return "<figure style=\"--w:\(w);--h:\(h);--tw:\(thumbnailWidth)\"><a href=\"\(large)\" data-name=\"\(name)\" data-date=\"\(day)\" data-original=\"\(link(file.file))\">"
             + "<img src=\"\(small)\"\(srcset) alt=\"\(alt)\" width=\"\(w)\" height=\"\(h)\" loading=\"lazy\" decoding=\"async\"></a>"
             + "<figcaption>\(day.isEmpty ? "" : day + " · ")\(name)</figcaption></figure>"
     }

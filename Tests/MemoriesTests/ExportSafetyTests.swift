@@ -316,7 +316,9 @@ import Testing
           var pre = document.createElement("pre");
           pre.id = "probe";
           pre.textContent = log.join("\n") + "\nnotes=" + (document.getElementById("boxnotes") || {}).textContent
-            + "\nalts=" + Array.prototype.every.call(document.querySelectorAll("figure img"), function (i) { return i.alt.length > 0; });
+            + "\nalts=" + Array.prototype.every.call(document.querySelectorAll("figure img"), function (i) { return i.alt.length > 0; })
+            + "\nscaledUp=" + Array.prototype.filter.call(document.querySelectorAll("figure"), function (f) {
+                return f.getBoundingClientRect().width > parseFloat(f.style.getPropertyValue("--tw")) + 0.5; }).length;
           document.body.appendChild(pre);
         })();
         </script>
@@ -345,5 +347,6 @@ import Testing
         #expect(field("next")[1].contains("2 of \(count)"))
         #expect(field("closed").first == "false" && field("closed").last == "A", "Escape closes and focus returns to the photo's link")
         #expect(lines.contains("notes=Rain all week") && lines.contains("alts=true"), "\(lines)")
+        #expect(lines.contains("scaledUp=0"), "on a 1x screen no thumbnail is shown wider than its pixels: \(lines)")
     }
 }
