@@ -18,8 +18,8 @@ protocol Command {
     static var name: String { get }
     /// One line: what the command does.
     static var abstract: String { get }
-    /// The positional arguments as written in the usage line: `<memory> <dest>`; empty for none.
-    static var arguments: String { get }
+    /// The positional arguments, in order: the usage line shows them and the parser counts them.
+    static var positionals: [Positional] { get }
     /// The paragraphs between the usage line and the options.
     static var discussion: String { get }
     /// The options, in the order the help lists them (`--library` and `--help` are added to every command).
@@ -37,6 +37,9 @@ extension Command {
 
     /// Every option the parser accepts: the declared ones, `--library` and `--help`.
     static var allOptions: [Option] { options + [.library, .help] }
+
+    /// The positional arguments as the usage line writes them: `<memory> <dest>`.
+    static var arguments: String { positionals.map(\.usage).joined(separator: " ") }
 
     static var usage: String {
         (["memories", name] + (arguments.isEmpty ? [] : [arguments]) + options.map(\.usage)).joined(separator: " ")
@@ -61,12 +64,22 @@ extension Command {
     }
 
     /// Parses the words after the command's name against its declared options.
+    /// Parses the words after the command's name against its declared options, and counts the
+    /// positional arguments against its declared ones.
     static func parse(_ words: [String]) throws -> Arguments {
         let all = allOptions
-        return try Arguments(words,
-                             options: Set(all.filter { $0.value != nil }.map(\.name)),
-                             flags: Set(all.filter { $0.value == nil }.map(\.name)),
-                             short: Dictionary(uniqueKeysWithValues: all.compactMap { option in option.short.map { ($0, option.name) } }))
+        let arguments = try Arguments(words,
+                                      options: Set(all.filter { $0.value != nil }.map(\.name)),
+                                      flags: Set(all.filter { $0.value == nil }.map(\.name)),
+                                      short: Dictionary(uniqueKeysWithValues: all.compactMap { option in option.short.map { ($0, option.name) } }))
+        let given = arguments.positionals.count
+        if given < positionals.count {
+            throw UsageError(message: "missing " + positionals[given...].map(\.placeholder).joined(separator: " "))
+        }
+        if given > positionals.count && positionals.last?.repeats != true {
+            throw UsageError(message: "too many arguments: \(arguments.positionals.dropFirst(positionals.count).map { Output.escaped($0) }.joined(separator: " "))")
+        }
+        return arguments
     }
 }
 
@@ -77,8 +90,14 @@ func reflow(_ text: String, width: Int = 100) -> String {
         .joined(separator: "\n\n")
 }
 
-func requirePositionals(_ arguments: Arguments, _ count: ClosedRange<Int>, _ what: String) throws {
-    guard count.contains(arguments.positionals.count) else {
-        throw UsageError(message: arguments.positionals.count < count.lowerBound ? "missing \(what)" : "too many arguments: \(arguments.positionals.dropFirst(count.upperBound).joined(separator: " "))")
-    }
+/// A positional argument, declared once: its placeholder in the usage line (`<memory>`) and
+/// whether it takes one word or one or more (`<folder-or-file>...`).
+struct Positional {
+    let placeholder: String
+    let repeats: Bool
+
+    static func one(_ placeholder: String) -> Positional { Positional(placeholder: placeholder, repeats: false) }
+    static func oneOrMore(_ placeholder: String) -> Positional { Positional(placeholder: placeholder, repeats: true) }
+
+    var usage: String { repeats ? placeholder + "..." : placeholder }
 }

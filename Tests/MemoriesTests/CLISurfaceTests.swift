@@ -25,6 +25,13 @@ import Testing
         #expect(value.status == 64 && value.stderr.contains("--title needs a value (to give one starting with --, write --title=--foo)"))
         let short = try box.run("import", box.url.path, "-x")
         #expect(short.status == 64 && short.stderr.contains("unknown option '-x' (short options here: -h, -j, -n, -q, -v)"))
+        // Positional arguments are counted against the command's declaration.
+        let missing = try box.run("export", "x")
+        #expect(missing.status == 64 && missing.stderr.contains("missing <dest>\nUsage: memories export <memory> <dest>"), "\(missing.stderr)")
+        let extra = try box.run("show", "a", "b")
+        #expect(extra.status == 64 && extra.stderr.contains("too many arguments: b\nUsage: memories show <memory>"), "\(extra.stderr)")
+        let none = try box.run("import")
+        #expect(none.status == 64 && none.stderr.contains("missing <folder-or-file>\nUsage: memories import <folder-or-file>..."))
         let help = try box.run("help", "imprt")
         #expect(help.status == 64 && help.stderr.contains("no command 'imprt'; did you mean 'import'?") && help.stderr.contains("Usage: memories help"))
         #expect(try box.run("help", "import").stdout.hasPrefix(try box.run("import", "--help").stdout.prefix(40)))

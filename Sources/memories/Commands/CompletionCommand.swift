@@ -7,7 +7,7 @@ import MemoriesKit
 enum CompletionCommand: Command {
     static let name = "completion"
     static let abstract = "Print shell completions (bash, zsh or fish)."
-    static let arguments = "bash|zsh|fish"
+    static let positionals: [Positional] = [.one("bash|zsh|fish")]
     static let discussion = "Prints a completion script for the shell; scripts/install.sh installs all three."
     static let options: [Option] = []
     static let examples = [
@@ -16,7 +16,6 @@ enum CompletionCommand: Command {
     ]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
-        try requirePositionals(arguments, 1...1, "bash, zsh or fish")
         switch arguments.positionals[0] {
         case "bash": Output.print(bash())
         case "zsh": Output.print(zsh())

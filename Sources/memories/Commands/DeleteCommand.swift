@@ -4,7 +4,7 @@ import MemoriesKit
 enum DeleteCommand: Command {
     static let name = "delete"
     static let abstract = "Delete a memory, its photos, and every stored file no longer used."
-    static let arguments = "<memory>"
+    static let positionals: [Positional] = [.one("<memory>")]
     static let discussion = """
     Asks for confirmation on a terminal. The memory's photos that no other memory has go to the
     library's trash (`memories gc` empties it of what has been there 7 days).
@@ -13,7 +13,6 @@ enum DeleteCommand: Command {
     static let examples = [#"memories delete "Rome 2024""#, "memories delete 3f2a --yes"]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
-        try requirePositionals(arguments, 1...1, "<memory>")
         let lib = try library()
         let memory = try lib.resolve(arguments.positionals[0])
         if !arguments.has("yes") {

@@ -4,7 +4,7 @@ import MemoriesKit
 enum EditCommand: Command {
     static let name = "edit"
     static let abstract = "Change a memory's title, notes or date."
-    static let arguments = "<memory>"
+    static let positionals: [Positional] = [.one("<memory>")]
     static let discussion = "At least one of --title, --notes, --date. <memory> is an id, a unique id prefix, or a title."
     static let options: [Option] = [
         .value("title", "T", "the new title"),
@@ -17,7 +17,6 @@ enum EditCommand: Command {
     ]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
-        try requirePositionals(arguments, 1...1, "<memory>")
         guard arguments.value("title") != nil || arguments.value("notes") != nil || arguments.value("date") != nil else {
             throw UsageError(message: "nothing to change: give --title, --notes or --date")
         }

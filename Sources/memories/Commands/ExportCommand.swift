@@ -4,7 +4,7 @@ import MemoriesKit
 enum ExportCommand: Command {
     static let name = "export"
     static let abstract = "Export a memory's photos into a folder."
-    static let arguments = "<memory> <dest>"
+    static let positionals: [Positional] = [.one("<memory>"), .one("<dest>")]
     static let discussion = """
     <dest> is created if needed and must be empty. Originals are byte-identical copies, checked
     against their SHA-256 first: a damaged photo is refused, never written. File names come from the
@@ -28,7 +28,6 @@ enum ExportCommand: Command {
     static let exitStatus = "0 everything exported, 1 some photos could not be (listed on stderr), 64 usage error."
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
-        try requirePositionals(arguments, 2...2, "<memory> <dest>")
         var options = ExportOptions()
         if let format = arguments.value("format") {
             guard let f = ExportOptions.Format(rawValue: format) else { throw UsageError(message: "--format must be original, jpeg or png") }

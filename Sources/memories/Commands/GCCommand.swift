@@ -4,7 +4,7 @@ import MemoriesKit
 enum GCCommand: Command {
     static let name = "gc"
     static let abstract = "Move stored files no memory uses to the trash; empty the trash of old ones."
-    static let arguments = ""
+    static let positionals: [Positional] = []
     static let discussion = """
     Nothing is deleted on first sight: an unused file is moved to the library's trash
     (.library_SUPPORT/trash/), and deleted by a later gc once it has been there for 7 days. A file
@@ -22,7 +22,6 @@ enum GCCommand: Command {
     static let examples = ["memories gc --dry-run", "memories gc --prune-now"]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
-        try requirePositionals(arguments, 0...0, "")
         let report = try library().collectGarbage(dryRun: arguments.has("dry-run"), pruneNow: arguments.has("prune-now"))
         if arguments.has("json") {
             try Output.json(report)

@@ -4,7 +4,7 @@ import MemoriesKit
 enum ImportCommand: Command {
     static let name = "import"
     static let abstract = "Import photos from folders or files into a memory."
-    static let arguments = "<folder-or-file>..."
+    static let positionals: [Positional] = [.oneOrMore("<folder-or-file>")]
     static let discussion = """
     Walks folders recursively and imports every JPEG, PNG, HEIC, AVIF and WebP, recognised by content.
     Other files are skipped, each named with the reason (GIF, video, hidden…); invalid images are
@@ -34,7 +34,6 @@ enum ImportCommand: Command {
     static let exitStatus = "0 all imported, 2 some files rejected (the rest imported), 1 failure, 64 usage error."
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
-        guard !arguments.positionals.isEmpty else { throw UsageError(message: "missing <folder-or-file>") }
         if arguments.value("title") != nil && arguments.value("into") != nil {
             throw UsageError(message: "--title and --into cannot be used together")
         }

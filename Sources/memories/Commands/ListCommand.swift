@@ -4,7 +4,7 @@ import MemoriesKit
 enum ListCommand: Command {
     static let name = "list"
     static let abstract = "List memories, newest first."
-    static let arguments = ""
+    static let positionals: [Positional] = []
     static let discussion = "One line per memory: date, image count, size, short id and title."
     static let options: [Option] = [
         .value("since", "D", "memories dated on or after D (YYYY-MM-DD or ISO 8601, in your time zone unless it gives an offset)"),
@@ -15,7 +15,6 @@ enum ListCommand: Command {
     static let examples = ["memories list", "memories list --search rome --since 2024-01-01"]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
-        try requirePositionals(arguments, 0...0, "")
         let since = try arguments.date("since")
         let until = try arguments.date("until")
         let memories = try library().list(since: since, until: until, search: arguments.value("search"))

@@ -4,7 +4,7 @@ import MemoriesKit
 enum RemoveCommand: Command {
     static let name = "remove"
     static let abstract = "Remove one photo from a memory."
-    static let arguments = "<memory> <image>"
+    static let positionals: [Positional] = [.one("<memory>"), .one("<image>")]
     static let discussion = """
     <image> is the photo's id, a unique id prefix, or its file name. Its stored bytes go to the
     library's trash unless another memory has the same photo.
@@ -13,7 +13,6 @@ enum RemoveCommand: Command {
     static let examples = [#"memories remove "Rome 2024" IMG_0002.jpg"#]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
-        try requirePositionals(arguments, 2...2, "<memory> <image>")
         let lib = try library()
         let memory = try lib.resolve(arguments.positionals[0])
         let image = try lib.remove(memory, image: arguments.positionals[1])

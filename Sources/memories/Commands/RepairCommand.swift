@@ -4,7 +4,7 @@ import MemoriesKit
 enum RepairCommand: Command {
     static let name = "repair"
     static let abstract = "Restore damaged or missing stored photos from folders of the originals."
-    static let arguments = "<folder-or-file>..."
+    static let positionals: [Positional] = [.oneOrMore("<folder-or-file>")]
     static let discussion = """
     Checks every stored file against its SHA-256 (as verify does), then reads the files under the
     folders given and rewrites each damaged or missing photo from a file with the same SHA-256.
@@ -18,7 +18,6 @@ enum RepairCommand: Command {
     static let exitStatus = "0 nothing left damaged, 1 some stored files could not be restored, 64 usage error."
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
-        guard !arguments.positionals.isEmpty else { throw UsageError(message: "missing <folder-or-file>") }
         let progress = Progress("reading")
         let report = try library().repair(from: arguments.positionals) { progress.update($0, $1) }
         progress.finish()

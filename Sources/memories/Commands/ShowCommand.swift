@@ -4,7 +4,7 @@ import MemoriesKit
 enum ShowCommand: Command {
     static let name = "show"
     static let abstract = "Show a memory and its photos."
-    static let arguments = "<memory>"
+    static let positionals: [Positional] = [.one("<memory>")]
     static let discussion = "<memory> is an id, a unique id prefix, or a title (case and surrounding spaces ignored when that is unique)."
     static let options: [Option] = [
         .flag("json", #"print {"id", "title", "date", "notes", "images": [{"id", "filename", "sha256", "format", "width", "height", "bytes", "takenAt", "takenAtZoneKnown", "fileModifiedAt"}]}"#),
@@ -12,7 +12,6 @@ enum ShowCommand: Command {
     static let examples = [#"memories show "Rome 2024""#, "memories show 3f2a --json"]
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
-        try requirePositionals(arguments, 1...1, "<memory>")
         let lib = try library()
         let detail = try lib.detail(of: try lib.resolve(arguments.positionals[0]))
         if arguments.has("json") {

@@ -4,7 +4,7 @@ import MemoriesKit
 enum VerifyCommand: Command {
     static let name = "verify"
     static let abstract = "Check the database and every stored photo against its SHA-256."
-    static let arguments = ""
+    static let positionals: [Positional] = []
     static let discussion = """
     Runs SQLite's integrity_check, re-hashes every stored file, and checks that every photo a memory
     refers to is present and intact. Unused files (orphans) are counted; `memories gc` moves them to
@@ -18,7 +18,6 @@ enum VerifyCommand: Command {
     static let exitStatus = "0 only when healthy (database ok, nothing missing or corrupt), 1 otherwise, 64 usage error."
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
-        try requirePositionals(arguments, 0...0, "")
         let progress = Progress("verifying", enabled: !arguments.has("quiet"))
         let lib = try library()
         let report = try lib.verify { progress.update($0, $1, bytes: $2) }
