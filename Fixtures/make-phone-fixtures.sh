@@ -8,6 +8,8 @@ img="$here/images"
 good="$img/good" bad="$img/bad"
 rm -f "$good"/*.heic "$good"/*.avif "$good"/*.webp "$good/heic-named.jpg" "$bad/truncated.heic" "$bad"/*.webp "$good"/private.* "$good"/date-* "$good"/display-p3.*
 # Kept as found: bad/grid-bomb.heic, a 3.6 kB file the fuzzer made whose grid declares 28001x27756.
+# bad/grid-bomb-wide.heic: the same with its declared size (ispe) made 19999x1, a "panorama" of 20 kpx
+# whose grid would still build 28001x27756 (made below from grid-bomb.heic).
 
 heif-enc -q 90 "$good/photo.jpg" -o "$good/photo.heic" >/dev/null
 # With an embedded 48 px thumbnail, as phones write them: the photo itself is what is decoded.
@@ -75,6 +77,14 @@ vp8x = b"VP8X" + struct.pack("<I", 10) + bytes([0, 0, 0, 0]) + (16383).to_bytes(
 open(sys.argv[1], "wb").write(b"RIFF" + struct.pack("<I", 4 + len(vp8x)) + b"WEBP" + vp8x)
 PY
 
+python3 - "$bad/grid-bomb.heic" "$bad/grid-bomb-wide.heic" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+at = data.find(b"ispe")
+data[at + 8:at + 16] = struct.pack(">II", 19999, 1)
+open(sys.argv[2], "wb").write(data)
+PY
+
 tsv="$img/EXPECTED.tsv"
 grep -v -E '\.(heic|avif|webp)|heic-named|private\.|date-|display-p3' "$tsv" > "$tsv.tmp" || true
 {
@@ -97,6 +107,7 @@ grep -v -E '\.(heic|avif|webp)|heic-named|private\.|date-|display-p3' "$tsv" > "
   echo -e "good/private.png\tok png 48 32 1"
   echo -e "bad/truncated.heic\terror truncated"
   echo -e "bad/grid-bomb.heic\terror tooLarge"
+  echo -e "bad/grid-bomb-wide.heic\terror tooLarge"
   echo -e "bad/truncated.webp\terror truncated"
   echo -e "bad/bomb.webp\terror tooLarge"
 } > "$tsv"

@@ -27,8 +27,16 @@ static int fail(img_result *result, struct heif_error error) {
     return result->status = IMG_ECORRUPT;
 }
 
-// The longest side libheif may read (JPEG's own limit is 65500).
-#define HEIF_LONGEST_SIDE 65536
+// The longest side libheif may read or build: twice the side of a square at the pixel limit
+// (20000 for 100 MP), so a panorama fits. libheif 1.15 checks each side against one number and not
+// a grid's canvas against the size the file declares, so this also bounds what a hostile grid can
+// make libheif allocate: at most 4x the pixel limit.
+static int longest_side(const img_limits *limits) {
+    long long max_pixels = limits && limits->max_pixels > 0 ? limits->max_pixels : 100000000;
+    int side = 1;
+    while ((long long)(side + 1) * (side + 1) <= 4 * max_pixels && side < 1 << 16) side++;
+    return side;
+}
 
 // Opens the file's primary image. On success the caller releases *handle and frees *ctx.
 static int open_primary(const unsigned char *data, size_t size, const img_limits *limits, struct heif_context **ctx,
@@ -41,10 +49,9 @@ static int open_primary(const unsigned char *data, size_t size, const img_limits
     *ctx = heif_context_alloc();
     if (!*ctx) return result->status = IMG_ENOMEM;
     // libheif's own limit is per side (width and height each), checked on every image it reads or
-    // builds, a grid's output among them. While reading: the longest side any accepted photo may have
-    // (a 100 MP panorama can be 20000 px wide). The pixel count is checked below, and before a decode
-    // the limit is narrowed to the photo's own longest side.
-    heif_context_set_maximum_image_size_limit(*ctx, HEIF_LONGEST_SIDE);
+    // builds, a grid's output among them. The pixel count is checked by the caller, and before a
+    // decode the limit is narrowed to the photo's own longest side.
+    heif_context_set_maximum_image_size_limit(*ctx, longest_side(limits));
     struct heif_error error = heif_context_read_from_memory_without_copy(*ctx, data, size, NULL);
     if (error.code == heif_error_Ok) error = heif_context_get_primary_image_handle(*ctx, handle);
     if (error.code != heif_error_Ok) {
@@ -129,6 +136,12 @@ int img_heif_decode(const unsigned char *data, size_t size, const img_limits *li
     int coded_w = heif_image_handle_get_ispe_width(handle), coded_h = heif_image_handle_get_ispe_height(handle);
     long long coded = (long long)coded_w * coded_h;
     long long shown = (long long)info->width * info->height;
+    if (coded_w <= 0 || coded_h <= 0 || info->width <= 0 || info->height <= 0) {
+        snprintf(result->message, sizeof result->message, "the image declares no size (%dx%d)", coded_w, coded_h);
+        heif_image_handle_release(handle);
+        heif_context_free(ctx);
+        return result->status = IMG_ECORRUPT;
+    }
     if (limits && limits->max_pixels > 0 && (shown > limits->max_pixels || coded > limits->max_pixels)) {
         snprintf(result->message, sizeof result->message, "image %dx%d exceeds the %.4g MP limit",
                  info->width, info->height, limits->max_pixels / 1e6);
@@ -141,18 +154,29 @@ int img_heif_decode(const unsigned char *data, size_t size, const img_limits *li
     int longest = coded_w > coded_h ? coded_w : coded_h;
     if (info->width > longest) longest = info->width;
     if (info->height > longest) longest = info->height;
-    heif_context_set_maximum_image_size_limit(ctx, longest + 1);
-    struct heif_image_handle *thumb = thumbnail_side > 0 ? embedded_thumbnail(handle, thumbnail_side) : NULL;
-    if (!thumb) {
-        status = decode_rgb(handle, pixels, width, height, result);
-    } else {
-        // The photo is still decoded, to prove it whole, in its own colour space (no conversion);
-        // the pixels returned are the embedded thumbnail's, as vips makes a HEIC's thumbnail.
-        struct heif_image *image = NULL;
-        struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_undefined, heif_chroma_undefined, NULL);
-        if (error.code != heif_error_Ok) status = fail(result, error);
-        heif_image_release(image);
-        if (status == IMG_OK) status = decode_rgb(thumb, pixels, width, height, result);
+    int cap = longest_side(limits);
+    heif_context_set_maximum_image_size_limit(ctx, longest + 1 < cap ? longest + 1 : cap);
+    // The photo is always decoded as every caller will decode it (8-bit RGB, turned and cropped),
+    // which proves it whole; an embedded thumbnail at least thumbnail_side large, of the photo's
+    // shape, then gives the pixels returned (as vips makes a HEIC's thumbnail). A thumbnail that
+    // does not decode, or is shaped otherwise (a rotation or crop only the photo has), is not used.
+    status = decode_rgb(handle, pixels, width, height, result);
+    struct heif_image_handle *thumb = status == IMG_OK && thumbnail_side > 0 ? embedded_thumbnail(handle, thumbnail_side) : NULL;
+    if (thumb) {
+        int tw = heif_image_handle_get_width(thumb), th = heif_image_handle_get_height(thumb);
+        double shape = (double)tw * info->height / ((double)th * info->width);
+        unsigned char *small = NULL;
+        int sw = 0, sh = 0;
+        img_result ignored = {0};
+        if (shape > 0.98 && shape < 1.02 && tw <= info->width && th <= info->height
+            && decode_rgb(thumb, &small, &sw, &sh, &ignored) == IMG_OK) {
+            free(*pixels);
+            *pixels = small;
+            *width = sw;
+            *height = sh;
+        } else {
+            free(small);
+        }
         heif_image_handle_release(thumb);
     }
     if (status != IMG_OK) {

@@ -121,7 +121,7 @@ enum Gallery {
         let srcset = file.preview != nil && file.thumbnail != nil ? " srcset=\"\(small) 1x, \(large) 2x\"" : ""
         let alt = day.isEmpty ? name : "\(name), \(day)"
         // The thumbnail's width in pixels (its longest side is 256).
-        let thumbnailWidth = w >= h ? min(w, 256) : max(1, w * 256 / max(h, 1))
+        let thumbnailWidth = w >= h ? min(w, 256) : max(1, w * min(h, 256) / max(h, 1))
         return "<figure style=\"--w:\(w);--h:\(h);--tw:\(thumbnailWidth)\"><a href=\"\(large)\" data-name=\"\(name)\" data-date=\"\(day)\" data-original=\"\(link(file.file))\">"
             + "<img src=\"\(small)\"\(srcset) alt=\"\(alt)\" width=\"\(w)\" height=\"\(h)\" loading=\"lazy\" decoding=\"async\"></a>"
             + "<figcaption>\(day.isEmpty ? "" : day + " · ")\(name)</figcaption></figure>"

@@ -2,8 +2,9 @@ import Foundation
 import MemoriesKit
 
 /// A progress line on stderr, redrawn in place; nothing at all when stderr is not a terminal or
-/// with `--quiet`. It fits the terminal's width (asked at every draw, and drawn again at once on
-/// SIGWINCH, so a resize is followed):
+/// with `--quiet`. It fits the terminal's width, asked at every draw (at least once a photo), so a
+/// resize is followed by the next draw. (No SIGWINCH handler: libdispatch's signal sources on Linux
+/// leave the receiving thread with most signals blocked, Ctrl-C among them.)
 ///
 ///     importing [=========>          ]  123/314  39%  45.2 MB  12.3/s  0:10 left 0:15
 ///
@@ -19,58 +20,27 @@ final class Progress: @unchecked Sendable {
     /// The least time between two draws; `MEMORIES_PROGRESS_INTERVAL` (seconds) changes it (tests set 0).
     private let interval = ProcessInfo.processInfo.environment["MEMORIES_PROGRESS_INTERVAL"].flatMap(Double.init) ?? 0.1
 
-    /// The last figures drawn, to draw again when the terminal is resized.
-    private var last: (done: Int, total: Int, bytes: Int64?)?
-    /// How many columns the line on screen takes.
-    private var drawnColumns = 0
-    private var resize: DispatchSourceSignal?
+    private var finished = false
 
     init(_ label: String, enabled: Bool = true) {
         self.label = label
         self.enabled = enabled && Output.isTerminal
-        guard self.enabled else { return }
-        // A resize redraws at once, at the new width.
-        signal(SIGWINCH, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
-        source.setEventHandler { [weak self] in self?.redraw() }
-        source.resume()
-        resize = source
     }
-
-    deinit { resize?.cancel() }
 
     func update(_ done: Int, _ total: Int, bytes: Int64? = nil) {
         guard enabled, total > 0 else { return }
         lock.lock()
         defer { lock.unlock() }
-        last = (done, total, bytes)
         let now = Date().timeIntervalSince1970
-        guard done >= total || now - lastDraw >= interval else { return }
+        guard !finished, done >= total || now - lastDraw >= interval else { return }
         lastDraw = now
-        draw()
-    }
-
-    private func redraw() {
-        lock.lock()
-        defer { lock.unlock() }
-        if last != nil { draw() }
-    }
-
-    /// Draws the last figures over the line on screen. A terminal made narrower than that line has
-    /// wrapped it onto several rows: the cursor goes up to the first of them and clears downwards.
-    private func draw() {
-        guard let figures = last, !finished else { return }
-        let width = Self.width()
-        let rowsAbove = drawnColumns > width ? (drawnColumns - 1) / width : 0
-        let line = Self.line(label: label, done: figures.done, total: figures.total, bytes: figures.bytes,
-                             elapsed: Date().timeIntervalSince(start), width: width)
-        let up = rowsAbove > 0 ? "\u{1B}[\(rowsAbove)A" : ""
-        FileHandle.standardError.write(Data((up + "\r" + line + "\u{1B}[J").utf8))
         drawn = true
-        drawnColumns = line.count
+        // "\r" and the line, then clear what an earlier, wider line left to its right. No cursor
+        // movement upwards: on a terminal that does not rewrap when narrowed, that would erase
+        // lines that are not ours.
+        FileHandle.standardError.write(Data(("\r" + Self.line(label: label, done: done, total: total, bytes: bytes,
+                                                               elapsed: Date().timeIntervalSince(start), width: Self.width()) + "\u{1B}[K").utf8))
     }
-
-    private var finished = false
 
     /// Clears the line, leaving the cursor where the next output starts.
     func finish() {
@@ -78,7 +48,6 @@ final class Progress: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         finished = true
-        resize?.cancel()
         if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     }
 

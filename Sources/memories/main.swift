@@ -146,6 +146,13 @@ extension LibraryError {
     }
 }
 
+// A program started by Foundation's Process from a Dispatch thread inherits that thread's signal
+// mask, in which nearly every signal is blocked: Ctrl-C, SIGTERM and a hang-up would then not stop
+// an import. They are taken back here (what is ignored stays ignored).
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stopSignals, number) }
+pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
 exit(run(Array(CommandLine.arguments.dropFirst())))
 
 /// Whether `--help` or `-h` stands among `words` as an option of its own: not the value of the

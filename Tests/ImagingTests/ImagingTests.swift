@@ -51,7 +51,7 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
 
 @Suite struct ImagingTests {
     @Test func theFixtureListIsComplete() {
-        #expect(expectations.count == 50)
+        #expect(expectations.count == 51)
     }
 
     @Test(arguments: expectations)
@@ -94,6 +94,8 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         #expect(small == "image 96x64 exceeds the 0.005 MP limit")
         #expect(try reason("good/photo.webp", limits: ImageLimits(maxPixels: 5000)) == "image 96x64 exceeds the 0.005 MP limit")
         #expect(try reason("bad/truncated.heic").hasPrefix("truncated HEIC"))
+        let wide = try reason("bad/grid-bomb-wide.heic")
+        #expect(wide.hasPrefix("over the pixel limit (Image size 28001x27756 exceeds the maximum image size"), "\(wide)")
         let bomb = try reason("bad/grid-bomb.heic")
         #expect(bomb == "over the pixel limit (Image size 28001x27756 exceeds the maximum image size 49x49)", "a grid larger than its image declares")
         #expect(try reason("bad/truncated.webp").hasPrefix("truncated WebP"))

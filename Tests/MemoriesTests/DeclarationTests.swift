@@ -66,7 +66,8 @@ import Testing
     }
 
     /// zsh parses its script; fish completes from its own, descriptions and apostrophes kept.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") && FileManager.default.isExecutableFile(atPath: "/usr/bin/fish")))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") && FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"),
+                   "needs zsh and fish (scripts/setup.sh --tests)"))
     func zshAndFishReadTheirCompletions() throws {
         let box = Sandbox()
         func shell(_ path: String, _ arguments: [String]) throws -> (Int32, String) {

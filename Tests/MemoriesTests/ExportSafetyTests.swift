@@ -249,7 +249,22 @@ import Testing
 @Suite struct GalleryInABrowserTests {
     static let chromium = "/usr/bin/chromium"
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: chromium)))
+    /// A browser that hangs is ended after a minute, so the suite never waits for it forever.
+    final class Watchdog: @unchecked Sendable {
+        private let process: Process
+        private let lock = NSLock()
+        private var over = false
+        init(_ process: Process) {
+            self.process = process
+            DispatchQueue.global().asyncAfter(deadline: .now() + 60) { [self] in
+                lock.withLock { if !over && process.isRunning { process.terminate() } }
+            }
+        }
+        /// Called once the process has exited: the watchdog then does nothing.
+        func cancel() { lock.withLock { over = true } }
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: chromium), "needs chromium (scripts/setup.sh --tests)"))
     func theGalleryMakesNoNetworkRequest() throws {
         let box = Sandbox()
         #expect(try box.run("import", fixturePhotos.path, "--title", "Demo").status == 0)
@@ -259,12 +274,14 @@ import Testing
             let log = box.url.appendingPathComponent("net-\(page.lastPathComponent).json")
             let browser = Process()
             browser.executableURL = URL(fileURLWithPath: Self.chromium)
-            browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--log-net-log=\(log.path)",
+            browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--log-net-log=\(log.path)",
                                  "--screenshot=\(box.url.appendingPathComponent("shot.png").path)", page.absoluteString]
             browser.standardError = FileHandle.nullDevice
             browser.standardOutput = FileHandle.nullDevice
             try browser.run()
+            let watchdog = Watchdog(browser)
             browser.waitUntilExit()
+            watchdog.cancel()
             let check = Process()
             check.executableURL = packageRoot.appendingPathComponent("scripts/netlog-page-requests.py")
             check.arguments = [log.path]
@@ -287,7 +304,7 @@ import Testing
     /// The lightbox as a person uses it: a click opens the photo with its date, name, place in the
     /// memory and notes; arrows and swipes move; Escape closes and gives focus back. Driven by a
     /// script appended to a copy of the page, read back from Chromium's DOM.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: chromium)))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: chromium), "needs chromium (scripts/setup.sh --tests)"))
     func theLightboxOpensMovesAndClosesByClickKeysAndSwipes() throws {
         let box = Sandbox()
         #expect(try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris", "--notes", "Rain all week").status == 0)
@@ -327,13 +344,15 @@ import Testing
         try page.replacingOccurrences(of: "</body>", with: probe + "\n</body>").write(to: probed, atomically: true, encoding: .utf8)
         let browser = Process()
         browser.executableURL = URL(fileURLWithPath: Self.chromium)
-        browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", probed.absoluteString]
+        browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--dump-dom", probed.absoluteString]
         let dom = Pipe()
         browser.standardOutput = dom
         browser.standardError = FileHandle.nullDevice
         try browser.run()
+        let watchdog = Watchdog(browser)
         let html = String(decoding: dom.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         browser.waitUntilExit()
+        watchdog.cancel()
         let start = try #require(html.range(of: "<pre id=\"probe\">")), end = try #require(html.range(of: "</pre>", range: start.upperBound..<html.endIndex))
         let lines = html[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
         func field(_ name: String) -> [String] { (lines.first { $0.hasPrefix(name + "=") } ?? "").dropFirst(name.count + 1).split(separator: "|", omittingEmptySubsequences: false).map(String.init) }

@@ -42,7 +42,7 @@ import Testing
         #expect(reasons["crc.png"] == "corrupt PNG: IDAT: CRC error")
         #expect(reasons["text.jpg"] == "not a JPEG, PNG, HEIC, AVIF or WebP image")
         #expect(reasons["bomb.webp"] == "image 16384x16384 exceeds the 100 MP limit")
-        #expect(report.rejected.count == 14)
+        #expect(report.rejected.count == 15)
         #expect(reasons["truncated.heic"]?.hasSuffix("\n") == false)
         #expect(reasons["panorama.heic"] == nil, "a 12000 px wide HEIC within the pixel limit is a photo")
         #expect(report.imported == 34 && report.duplicates == 2 && report.skipped == 1, "EXPECTED.tsv is skipped")

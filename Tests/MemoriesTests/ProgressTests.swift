@@ -41,7 +41,10 @@ func render(_ text: String, width: Int) -> (lines: [String], wraps: Int) {
     /// Runs `memories` with stderr on a pseudo-terminal of `columns`; returns what the terminal got.
     /// `resizeTo`: once the first progress line has come, the terminal is made that wide and the
     /// program told (SIGWINCH, as the kernel tells a terminal's foreground programs).
-    func runOnTerminal(_ box: Sandbox, columns: Int, _ args: [String], resizeTo: Int? = nil) throws -> (status: Int32, terminal: String) {
+    /// `interrupt`: one draw after the resize, the program gets SIGTERM (SIGINT may be ignored by
+    /// whatever started the tests, and would then be ignored by the program too).
+    func runOnTerminal(_ box: Sandbox, columns: Int, _ args: [String], resizeTo: Int? = nil,
+                       interrupt: Bool = false) throws -> (status: Int32, terminal: String, signaled: Bool) {
         // /dev/ptmx by hand (posix_openpt is not in Swift's Glibc module): unlock, then ask its number.
         let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
         var unlock: Int32 = 0, number: UInt32 = 0
@@ -55,7 +58,7 @@ func render(_ text: String, width: Int) -> (lines: [String], wraps: Int) {
         close(slave)
         var output = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
-        var resized = resizeTo == nil
+        var resized = resizeTo == nil, interrupted = false
         while true {
             let n = read(master, &buffer, buffer.count)
             if n <= 0 { break }  // EIO once the child has closed the terminal
@@ -66,23 +69,28 @@ func render(_ text: String, width: Int) -> (lines: [String], wraps: Int) {
                 output.append(contentsOf: Array("<RESIZED>".utf8))
                 kill(process.processIdentifier, SIGWINCH)
                 resized = true
+            } else if resized, interrupt, !interrupted,
+                      let after = String(decoding: output, as: UTF8.self).components(separatedBy: "<RESIZED>").last,
+                      after.components(separatedBy: "%").count > 1 {
+                kill(process.processIdentifier, SIGTERM)
+                interrupted = true
             }
         }
         process.waitUntilExit()
         close(master)
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self), process.terminationReason == .uncaughtSignal)
     }
 
     @Test(arguments: [40, 120])
     func importProgressFitsTheTerminalAndLeavesNoStaleLines(_ columns: Int) throws {
         let box = Sandbox()
-        let (status, terminal) = try runOnTerminal(box, columns: columns, ["import", fixtureImages.appendingPathComponent("good").path, "--title", "P"])
+        let (status, terminal, _) = try runOnTerminal(box, columns: columns, ["import", fixtureImages.appendingPathComponent("good").path, "--title", "P"])
         #expect(status == 0)
         let draws = terminal.components(separatedBy: "\r").filter { $0.hasPrefix("importing") }
         #expect(draws.count >= 10, "one draw per photo: \(draws.count)")
         #expect(draws.contains { $0.contains("/") && $0.contains("%") })
         for draw in draws {
-            let visible = draw.replacingOccurrences(of: "\u{1B}[J", with: "")
+            let visible = draw.replacingOccurrences(of: "\u{1B}[K", with: "")
             #expect(visible.count < columns, "a progress line never reaches the last column: \(visible)")
         }
         // The messages before it may wrap (a long path); the progress lines left nothing behind.
@@ -100,26 +108,27 @@ func render(_ text: String, width: Int) -> (lines: [String], wraps: Int) {
         let box = Sandbox()
         #expect(try box.run("import", fixtureImages.appendingPathComponent("good").path, "--title", "P").status == 0)
         for (label, args) in [("exporting", ["export", "P", box.url.appendingPathComponent("out").path, "--format", "jpeg"]), ("verifying", ["verify"])] {
-            let (status, terminal) = try runOnTerminal(box, columns: columns, args)
+            let (status, terminal, _) = try runOnTerminal(box, columns: columns, args)
             #expect(status == 0, "\(args)")
             let draws = terminal.components(separatedBy: "\r").filter { $0.hasPrefix(label) }
             #expect(draws.count >= 5, "\(label): \(draws.count) draws")
-            #expect(draws.allSatisfy { $0.replacingOccurrences(of: "\u{1B}[J", with: "").count < columns }, "\(label)")
+            #expect(draws.allSatisfy { $0.replacingOccurrences(of: "\u{1B}[K", with: "").count < columns }, "\(label)")
             #expect(!render(terminal, width: columns).lines.contains { $0.contains(label) }, "\(label): the progress line is gone")
             let quiet = try runOnTerminal(box, columns: columns, args.first == "export" ? ["export", "P", box.url.appendingPathComponent("q").path, "-q"] : ["verify", "-q"])
             #expect(quiet.status == 0 && !quiet.terminal.contains(label), "\(label) -q draws nothing")
         }
     }
 
-    @Test func aResizeRedrawsAtOnceAtTheNewWidth() throws {
+    @Test func aResizeIsFollowedAtTheNewWidthAndSignalsStillStopTheImport() throws {
         let box = Sandbox()
-        let (status, terminal) = try runOnTerminal(box, columns: 120, ["import", fixtureImages.appendingPathComponent("good").path, "--title", "P"], resizeTo: 40)
-        #expect(status == 0)
+        let (status, terminal, signaled) = try runOnTerminal(box, columns: 120, ["import", fixturePhotos.path, fixtureImages.path, "--title", "P"],
+                                                             resizeTo: 40, interrupt: true)
         let after = try #require(terminal.components(separatedBy: "<RESIZED>").last)
         let draws = after.components(separatedBy: "\r").filter { $0.hasPrefix("importing") }
-        #expect(!draws.isEmpty && draws.allSatisfy { $0.replacingOccurrences(of: "\u{1B}[J", with: "").count < 40 }, "\(draws)")
-        // The wide line the terminal wrapped onto rows is cleared from its first row.
-        #expect(after.contains("\u{1B}[2A\rimporting") || after.contains("\u{1B}[1A\rimporting"), "\(after.prefix(300))")
+        #expect(draws.count >= 1 && draws.allSatisfy { $0.replacingOccurrences(of: "\u{1B}[K", with: "").count < 40 }, "\(draws)")
+        #expect(terminal.range(of: #"\e\[[0-9]*A"#, options: .regularExpression) == nil, "the cursor never moves up over lines that are not ours")
+        // SIGWINCH changed nothing about the other signals (no handler blocks them): SIGTERM ends the import.
+        #expect(signaled && status == SIGTERM, "status \(status), signaled \(signaled): \(terminal.suffix(300))")
     }
 
     @Test func nothingIsDrawnWhenStderrIsNotATerminal() throws {

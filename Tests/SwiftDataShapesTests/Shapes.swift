@@ -442,3 +442,24 @@ final class ChangeCount: @unchecked Sendable {
         #expect(await readers[0].name(of: ids[1]) == nil)
     }
 }
+
+/// A model declared `nonisolated`, as apps whose module isolates to the main actor by default write
+/// them (a main-actor-isolated model cannot conform: its schema's key paths are formed nonisolated).
+@Model nonisolated final class Setting {
+    var key: String
+    var value = ""
+    init(key: String) { self.key = key }
+}
+
+@Suite struct NonisolatedModelTests {
+    @MainActor @Test func aNonisolatedModelIsUsedFromTheMainActor() throws {
+        let container = try ModelContainer(for: Setting.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        let setting = Setting(key: "theme")
+        setting.value = "dark"
+        context.insert(setting)
+        try context.save()
+        let fetched = try ModelContext(container).fetch(FetchDescriptor<Setting>(predicate: #Predicate { $0.key == "theme" }))
+        #expect(fetched.map(\.value) == ["dark"])
+    }
+}
