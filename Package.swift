@@ -113,6 +113,7 @@ let package = Package(
         .target(name: "UIKit", path: "Tests/UIKitStandIn"),
         .executableTarget(name: "blob-bench", dependencies: ["BlobStore"], path: "Benchmarks/blob-bench"),
         .executableTarget(name: "thumb-bench", dependencies: ["Imaging"], path: "Benchmarks/thumb-bench"),
+        .executableTarget(name: "scale-gen", dependencies: ["MemoriesKit", "BlobStore", "OpenSwiftData"], path: "Benchmarks/scale-gen"),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CImaging"]),
         .testTarget(name: "ExamplesTests"),

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# A lifetime library: PHOTOS photos in MEMORIES memories (Benchmarks/scale-gen, through the journal's
+# own models and blob store, nothing decoded), then each command timed beside a peer where one exists.
+#   scripts/bench-scale.sh [PHOTOS=1000000] [MEMORIES=20000] [RUNS=3]
+# The library is kept in /tmp/bench-scale-PHOTOS (made again only when missing); the 300 photos
+# imported are the first 300 of the benchmark corpus's 2023/phone folder (../shared/bench).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+photos=${1:-1000000} memories=${2:-20000} runs=${3:-3}
+lib=/tmp/bench-scale-$photos
+corpus=/tmp/devbench-photos
+[ -d "$corpus/photos" ] || ../shared/bench/make_photos.sh "$corpus" >/dev/null
+command -v sqlite3 >/dev/null || { echo "sqlite3 missing: apt-get install sqlite3" >&2; exit 1; }
+swift build -c release --product memories >/dev/null
+swift build -c release --product scale-gen >/dev/null
+bin=$(pwd)/.build/release
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+if [ ! -f "$lib/DONE" ]; then
+  rm -rf "$lib"
+  /usr/bin/time -f "%e s, peak %M KB" "$bin/scale-gen" "$lib" "$photos" "$memories" 5000
+  touch "$lib/DONE"
+fi
+mkdir -p "$scratch/three-hundred"
+find "$corpus/photos/2023/phone" -type f | sort | head -300 | while read -r f; do cp "$f" "$scratch/three-hundred/"; done
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# seconds COMMAND...: the median wall time of RUNS runs (output discarded).
+seconds() {
+  for _ in $(seq "$runs"); do
+    local s; s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; echo "$(date +%s.%N) - $s" | bc
+  done | median
+}
+m() { "$bin/memories" --library "$lib" "$@"; }
+store=$lib/library.store
+echo "# $photos photos in $memories memories ($(du -sh "$lib" | cut -f1) on disk), median of $runs runs"
+printf "what\tmemories_s\tpeer\tpeer_s\n"
+printf "list\t%.3f\tsqlite3 SELECT of the memories\t%.3f\n" "$(seconds m list)" \
+  "$(seconds sqlite3 "$store" "SELECT id, title, date FROM Memory ORDER BY date DESC")"
+printf "list --search rome\t%.3f\tsqlite3 FTS5 MATCH\t%.3f\n" "$(seconds m list --search rome)" \
+  "$(seconds sqlite3 "$store" "SELECT memory FROM memory_search WHERE memory_search MATCH 'rome'")"
+printf "show (5000 photos)\t%.3f\tsqlite3 SELECT of its photos\t%.3f\n" "$(seconds m show "Big memory")" \
+  "$(seconds sqlite3 "$store" "SELECT filename, sha256, takenAt FROM MemoryImage WHERE memory = (SELECT _pk FROM Memory WHERE title = 'Big memory') ORDER BY takenAt")"
+printf "gc --dry-run\t%.3f\tfind over the blob tree\t%.3f\n" "$(seconds m gc --dry-run)" \
+  "$(seconds find "$lib/.library_SUPPORT/sha256" -type f)"
+printf "verify\t%.3f\tsha256sum over the same files\t%.3f\n" "$(runs=1 seconds m verify)" \
+  "$(runs=1 seconds sh -c "find '$lib/.library_SUPPORT/sha256' -type f -print0 | xargs -0 -P 2 -n 2000 sha256sum")"
+# The import: into the big library and into an empty one, alternated.
+big=() empty=()
+for r in $(seq "$runs"); do
+  rm -rf "$scratch/empty"; m delete "Scale import" --yes >/dev/null 2>&1 || true
+  s=$(date +%s.%N); m import "$scratch/three-hundred" --title "Scale import" >/dev/null 2>&1; big+=("$(echo "$(date +%s.%N) - $s" | bc)")
+  s=$(date +%s.%N); "$bin/memories" --library "$scratch/empty" import "$scratch/three-hundred" --title "Scale import" >/dev/null 2>&1
+  empty+=("$(echo "$(date +%s.%N) - $s" | bc)")
+done
+printf "import 300 photos\t%.3f\tthe same into an empty library\t%.3f\n" "$(printf "%s\n" "${big[@]}" | median)" "$(printf "%s\n" "${empty[@]}" | median)"
+m delete "Scale import" --yes >/dev/null 2>&1 || true
+# Delete: a copy of the library, so the kept one stays whole.
+cp -a "$lib" "$scratch/copy"
+s=$(date +%s.%N); "$bin/memories" --library "$scratch/copy" delete "Big memory" --yes >/dev/null
+printf "delete (5000 photos)\t%.3f\t\t\n" "$(echo "$(date +%s.%N) - $s" | bc)"
+rm -rf "$scratch/copy"
+size=$(stat -c %s "$store")
+printf "store size\t%d bytes\tper photo\t%d bytes\n" "$size" $((size / photos))
