@@ -43,6 +43,12 @@ exiftool -q -overwrite_original -all= "$good/date-xmp-only.jpg"
 exiftool -q -overwrite_original -XMP-exif:DateTimeOriginal="2024-06-13T23:30:00+02:00" "$good/date-xmp-only.jpg"
 cp "$good/rgba.png" "$good/date-xmp-only.png"
 exiftool -q -overwrite_original -XMP-xmp:CreateDate="2024-06-14T08:15:00-07:00" "$good/date-xmp-only.png"
+# The same XMP-only date in a WebP (XMP chunk) and a HEIC (XMP item), and one only in photoshop:DateCreated.
+cwebp -quiet -q 90 -metadata xmp "$good/date-xmp-only.jpg" -o "$good/date-xmp-only.webp"
+heif-enc -q 90 "$good/date-xmp-only.jpg" -o "$good/date-xmp-only.heic" >/dev/null
+cp "$good/photo.jpg" "$good/date-photoshop.jpg"
+exiftool -q -overwrite_original -all= "$good/date-photoshop.jpg"
+exiftool -q -overwrite_original -XMP-photoshop:DateCreated="2023-03-04T05:06:07-05:00" "$good/date-photoshop.jpg"
 
 # A Display P3 photo: a saturated red and green that sRGB shows differently, with its profile.
 scratch=$(mktemp -d)
@@ -54,6 +60,9 @@ open(sys.argv[1], "wb").write(b"P6 64 32 255\n" + b"".join(bytes(c for x in rang
 PY
 cjpeg -quality 95 -sample 1x1 "$scratch/p3.ppm" > "$good/display-p3.jpg"
 exiftool -q -overwrite_original "-ICC_Profile<=$scratch/p3.icc" "$good/display-p3.jpg"
+# The same photo and profile as a HEIC (colr item) and a WebP (ICCP chunk).
+heif-enc -q 95 "$good/display-p3.jpg" -o "$good/display-p3.heic" >/dev/null
+cwebp -quiet -q 95 -metadata icc "$good/display-p3.jpg" -o "$good/display-p3.webp"
 
 # A phone panorama: 12000x800 (9.6 MP), wider than 10000 px, within the 100 MP limit.
 python3 - "$scratch/pano.png" <<'PY'
@@ -102,7 +111,12 @@ grep -v -E '\.(heic|avif|webp)|heic-named|private\.|date-|display-p3' "$tsv" > "
   echo -e "good/date-zurich-night.jpg\tok jpeg 96 64 1"
   echo -e "good/date-xmp-only.jpg\tok jpeg 96 64 1"
   echo -e "good/date-xmp-only.png\tok png 48 32 1"
+  echo -e "good/date-xmp-only.webp\tok webp 96 64 1"
+  echo -e "good/date-xmp-only.heic\tok heic 96 64 1"
+  echo -e "good/date-photoshop.jpg\tok jpeg 96 64 1"
   echo -e "good/display-p3.jpg\tok jpeg 64 32 1"
+  echo -e "good/display-p3.heic\tok heic 64 32 1"
+  echo -e "good/display-p3.webp\tok webp 64 32 1"
   echo -e "good/private.jpg\tok jpeg 32 48 6"
   echo -e "good/private.png\tok png 48 32 1"
   echo -e "bad/truncated.heic\terror truncated"

@@ -24,18 +24,18 @@ let context = library.context
 let words = ["beach", "mountain", "birthday", "garden", "city", "harbour", "snow", "forest", "market", "concert",
              "wedding", "river", "sunset", "museum", "train", "picnic", "rome", "lisbon", "oslo", "kyoto"]
 var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
-func random() -> UInt64 {
+func nextRandom() -> UInt64 {
     seed ^= seed >> 12; seed ^= seed << 25; seed ^= seed >> 27
     return seed &* 2_685_821_657_736_338_717
 }
-func word() -> String { words[Int(random() % UInt64(words.count))] }
+func word() -> String { words[Int(nextRandom() % UInt64(words.count))] }
 
 let start = Date()
 let span = 30.0 * 365 * 86_400, first = Date(timeIntervalSince1970: 788_918_400)  // 1995-01-01
 var photo = 0
 for m in 0..<memories {
     let count = m == 0 ? big : (photos - big) / (memories - 1) + (m - 1 < (photos - big) % (memories - 1) ? 1 : 0)
-    let day = first.addingTimeInterval(Double(random() % UInt64(span)))
+    let day = first.addingTimeInterval(Double(nextRandom() % UInt64(span)))
     let title = m == 0 ? "Big memory" : "\(word().capitalized) \(word()) \(m)"
     let memory = Memory(title: title, date: day, notes: "\(word()) and \(word()) with friends")
     context.insert(memory)
@@ -43,13 +43,13 @@ for m in 0..<memories {
         photo += 1
         // A few hundred bytes, distinct per photo: the original; the thumbnail likewise.
         var bytes = Data("scale-gen photo \(photo) ".utf8)
-        for _ in 0..<24 { withUnsafeBytes(of: random()) { bytes.append(contentsOf: $0) } }
+        for _ in 0..<24 { withUnsafeBytes(of: nextRandom()) { bytes.append(contentsOf: $0) } }
         let thumbnail = Data("scale-gen thumbnail \(photo)".utf8)
-        let image = MemoryImage(filename: "IMG_\(photo)_\(word()).jpg", sha256: BlobStore.SHA256.digest(bytes).hex,
+        let image = MemoryImage(filename: "IMG_\(photo)_\(word()).jpg", sha256: SHA256.digest(bytes).hex,
                                 format: "jpeg", width: 4032, height: 3024, byteCount: bytes.count)
         image.imageData = bytes
         image.thumbnailData = thumbnail
-        image.takenAt = day.addingTimeInterval(Double(random() % 86_400))
+        image.takenAt = day.addingTimeInterval(Double(nextRandom() % 86_400))
         image.takenAtOffset = 3600
         context.insert(image)
         image.memory = memory

@@ -51,7 +51,7 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
 
 @Suite struct ImagingTests {
     @Test func theFixtureListIsComplete() {
-        #expect(expectations.count == 51)
+        #expect(expectations.count == 56)
     }
 
     @Test(arguments: expectations)
@@ -139,6 +139,12 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         }
         let night = try #require(try capture("good/date-zurich-night.jpg"))
         #expect(night.date == ISO8601DateFormatter().date(from: "2024-06-12T22:30:00Z")!.addingTimeInterval(0.25) && night.offset == 7200)
+        for file in ["good/date-xmp-only.webp", "good/date-xmp-only.heic"] {
+            let found = try #require(try capture(file), "\(file)")
+            #expect(found.date == ISO8601DateFormatter().date(from: "2024-06-13T21:30:00Z")! && found.offset == 7200, "XMP in \(file)")
+        }
+        let photoshop = try #require(try capture("good/date-photoshop.jpg"))
+        #expect(photoshop.date == ISO8601DateFormatter().date(from: "2023-03-04T10:06:07Z")! && photoshop.offset == -18000, "photoshop:DateCreated")
         let xmp = try #require(try capture("good/date-xmp-only.jpg"))
         #expect(xmp.date == ISO8601DateFormatter().date(from: "2024-06-13T21:30:00Z")! && xmp.offset == 7200)
         let png = try #require(try capture("good/date-xmp-only.png"))

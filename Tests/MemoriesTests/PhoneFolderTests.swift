@@ -1,5 +1,5 @@
 import Foundation
-import Imaging
+@testable import Imaging
 import Testing
 
 struct SkippedImportJSON: Decodable {
@@ -55,8 +55,18 @@ struct SkippedImportJSON: Decodable {
         // The gallery's thumbnail of the rotated HEIC is upright, as displayed.
         let gallery = box.url.appendingPathComponent("gallery")
         #expect(try box.run("export", "Phone", gallery.path, "--html").status == 0)
-        let thumb = try Imaging.probe(try Data(contentsOf: gallery.appendingPathComponent("thumbs/IMG_0001.jpg")))
+        let thumbData = try Data(contentsOf: gallery.appendingPathComponent("thumbs/IMG_0001.jpg"))
+        let thumb = try Imaging.probe(thumbData)
         #expect(thumb.uprightWidth == 48 && thumb.uprightHeight == 32)
+        // Upright by its pixels too: red, green above; blue, white below (the photo as it was taken).
+        let pixels = try Imaging.decode(thumbData, format: .jpeg, scale: 1, limits: .default)
+        func colour(_ fx: Double, _ fy: Double) -> (Int, Int, Int) {
+            let i = (Int(Double(pixels.height) * fy) * pixels.width + Int(Double(pixels.width) * fx)) * 3
+            return (Int(pixels.rgb[i]), Int(pixels.rgb[i + 1]), Int(pixels.rgb[i + 2]))
+        }
+        func near(_ a: (Int, Int, Int), _ b: (Int, Int, Int)) -> Bool { abs(a.0 - b.0) <= 40 && abs(a.1 - b.1) <= 40 && abs(a.2 - b.2) <= 40 }
+        #expect(near(colour(0.25, 0.25), (220, 30, 30)) && near(colour(0.75, 0.25), (30, 200, 30)), "\(colour(0.25, 0.25)) \(colour(0.75, 0.25))")
+        #expect(near(colour(0.25, 0.75), (30, 30, 220)) && near(colour(0.75, 0.75), (250, 250, 250)))
 
         // Originals come out byte for byte; --format jpeg converts them, upright.
         let originals = box.url.appendingPathComponent("originals")
@@ -106,5 +116,15 @@ struct SkippedImportJSON: Decodable {
         let stripped = box.url.appendingPathComponent("stripped")
         #expect(try box.run("export", "P3", stripped.path, "--format", "jpeg", "--strip-metadata").status == 0)
         #expect(Imaging.iccProfile(of: try Data(contentsOf: stripped.appendingPathComponent("display-p3.jpg")), format: .jpeg) == nil)
+        // A HEIC's and a WebP's profile go into their JPEG copies the same way.
+        for (source, format) in [("display-p3.heic", ImageFormat.heic), ("display-p3.webp", .webp)] {
+            let file = box.copy(fixtureImages.appendingPathComponent("good/\(source)"), to: "\(source)-folder/\(source)")
+            #expect(try box.run("import", file.deletingLastPathComponent().path, "--title", source).status == 0)
+            let profile = Imaging.iccProfile(of: try Data(contentsOf: file), format: format)
+            #expect(profile != nil && profile == original, "\(source) carries the same profile")
+            let out = box.url.appendingPathComponent("out-\(source)")
+            #expect(try box.run("export", source, out.path, "--format", "jpeg").status == 0)
+            #expect(Imaging.iccProfile(of: try Data(contentsOf: out.appendingPathComponent("display-p3.jpg")), format: .jpeg) == profile, "\(source)")
+        }
     }
 }

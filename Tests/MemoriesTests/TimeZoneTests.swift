@@ -76,4 +76,17 @@ import Testing
         let json = try box.run("show", "Night", "--json").json(ShowJSON.self).images.first { $0.filename == "undated.png" }
         #expect(json?.takenAt == nil && json?.fileModifiedAt == "2023-11-14T22:13:20Z")
     }
+
+    @Test func xmpDatesAreReadFromHEICAndWebPAndPhotoshopsField() throws {
+        let box = Sandbox()
+        for name in ["date-xmp-only.webp", "date-xmp-only.heic", "date-photoshop.jpg"] {
+            _ = box.copy(fixtureImages.appendingPathComponent("good/\(name)"), to: "XMP/\(name)")
+        }
+        #expect(try box.run("import", box.url.appendingPathComponent("XMP").path, "--title", "XMP").status == 0)
+        let images = try box.run("show", "XMP", "--json").json(ShowJSON.self).images
+        let byName = Dictionary(uniqueKeysWithValues: images.map { ($0.filename, $0.takenAt) })
+        #expect(byName["date-xmp-only.webp"] == "2024-06-13T23:30:00+02:00", "the WebP's XMP chunk")
+        #expect(byName["date-xmp-only.heic"] == "2024-06-13T23:30:00+02:00", "the HEIC's XMP item")
+        #expect(byName["date-photoshop.jpg"] == "2023-03-04T05:06:07-05:00", "photoshop:DateCreated")
+    }
 }
