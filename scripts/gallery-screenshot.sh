@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-docs}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 command -v chromium >/dev/null || { [ "$(id -u)" -eq 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 swift build --product memories >/dev/null
 work=$(mktemp -d)
@@ -14,7 +16,8 @@ trap 'rm -rf "$work"' EXIT
 .build/debug/memories --library "$work/lib" export "Rome and Paris 2024" "$work/export" --html >/dev/null
 shot() {
   chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size="$1" \
-    --log-net-log="$work/net-$2.json" --screenshot="$(pwd)/$out/$2" "file://$work/export/index.html" 2>/dev/null
+    --log-net-log="$work/net-$2.json" --screenshot="$out/$2" "file://$work/export/index.html" 2>/dev/null
+  [ -s "$out/$2" ] || { echo "chromium made no screenshot $out/$2" >&2; exit 1; }
   # The page's own requests (Chromium's updates and the like are not the page's): there must be none.
   if ! scripts/netlog-page-requests.py "$work/net-$2.json" > "$work/requests"; then
     echo "the gallery requested something outside its folder:" >&2
