@@ -169,6 +169,8 @@ func run(_ product: String, _ args: [String]) throws -> Run {
         #expect(try run("gradebook", ["--store", store, "add-student", "Ada", "Lovelace", "--allow-duplicate"]).status == 0)
         let ambiguous = try run("gradebook", ["--store", store, "grade", "Ada Lovelace", "Quiz 1", "5"])
         #expect(ambiguous.status == 1 && ambiguous.err.contains("2 students are called 'Ada Lovelace'; give one's id:"))
+        let ids = ambiguous.err.split(separator: "\n").filter { $0.contains("Ada Lovelace") && !$0.contains("students are called") }
+        #expect(ids.count == 2, "each candidate on its own line with its id: \(ambiguous.err)")
     }
 
     @Test func amountsAreExactOrRefused() throws {

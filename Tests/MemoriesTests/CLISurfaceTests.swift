@@ -118,6 +118,19 @@ import Testing
         #expect(try box.run("verify").status == 0)
     }
 
+    @Test func verifyNamesAMissingPhotoAndMemoryToo() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris").status == 0)
+        let photo = try #require(try box.run("show", "Paris", "--json").json(ShowJSON.self).images.first { $0.filename == "IMG_0004.jpg" })
+        try FileManager.default.removeItem(at: blob(box, photo.sha256))
+        let verify = try box.run("verify")
+        #expect(verify.status == 1)
+        #expect(verify.stdout.contains("missing: \(photo.sha256) (the photo IMG_0004.jpg in 'Paris')"), "\(verify.stdout)")
+        #expect(verify.stdout.contains("to repair: `memories repair FOLDER...`"))
+        #expect(try box.run("repair", fixturePhotos.appendingPathComponent("Paris").path).status == 0)
+        #expect(try box.run("verify").status == 0)
+    }
+
     func thumbnailDigest(_ box: Sandbox, _ original: String) throws -> String? {
         let lib = try Library(directory: box.library, readOnly: true)
         return try lib.context.query(#"SELECT "thumbnailData" FROM "MemoryImage" WHERE "sha256" = ?"#, [.text(original)]).first?.first?.stringValue
