@@ -52,11 +52,17 @@ extension Library {
             conditions.append("m._pk IN (SELECT memory FROM memory_search WHERE memory_search MATCH ?)")
             values.append(.text(match))
         }
-        let sql = """
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        // The counts from memory_stats (kept by triggers); a library opened read-only that has not
+        // been opened for writing since that table came counts its rows.
+        let sql = try MemoryStats.exists(in: context) ? """
+        SELECT m.id, m.title, m.date, coalesce(s.photos, 0), coalesce(s.bytes, 0)
+        FROM Memory m LEFT JOIN \(MemoryStats.table) s ON s.memory = m._pk
+        \(filter) ORDER BY m.date DESC, m._pk DESC
+        """ : """
         SELECT m.id, m.title, m.date, count(i._pk), coalesce(sum(i.byteCount), 0)
         FROM Memory m LEFT JOIN MemoryImage i ON i.memory = m._pk
-        \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-        GROUP BY m._pk ORDER BY m.date DESC, m._pk DESC
+        \(filter) GROUP BY m._pk ORDER BY m.date DESC, m._pk DESC
         """
         return try context.query(sql, values).map { row in
             MemorySummary(id: (row[0].stringValue ?? "").lowercased(), title: row[1].stringValue ?? "",

@@ -26,14 +26,14 @@ enum ShowCommand: Command {
             // A capture time whose offset is known shows in the user's zone; one without, as the
             // camera's clock said (marked *); a photo that says no time, its file's time (marked f).
             var taken = "                 "
-            if let text = image.takenAt, let date = ISO8601DateFormatter().date(from: text) {
+            if let text = image.takenAt, let date = Formats.parseISO(text) {
                 if image.takenAtZoneKnown == true {
                     taken = Formats.local(date) + " "
                 } else {
                     taken = Formats.local(date, in: TimeZone(identifier: "UTC")!) + "*"
                     cameraClock = true
                 }
-            } else if let text = image.fileModifiedAt, let date = ISO8601DateFormatter().date(from: text) {
+            } else if let text = image.fileModifiedAt, let date = Formats.parseISO(text) {
                 taken = Formats.local(date) + "f"
                 fileClock = true
             }

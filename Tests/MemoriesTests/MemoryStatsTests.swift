@@ -1,0 +1,99 @@
+import Foundation
+import MemoriesKit
+import Testing
+
+/// `list`'s counts come from memory_stats, which triggers keep; they must always equal the rows.
+@Suite struct MemoryStatsTests {
+    func counts(_ box: Sandbox) throws -> (kept: [[String]], counted: [[String]]) {
+        let lib = try Library(directory: box.library, readOnly: true)
+        let kept = try lib.context.query("SELECT memory, photos, bytes FROM memory_stats WHERE photos > 0 ORDER BY memory")
+        let counted = try lib.context.query(#"SELECT "memory", count(*), sum("byteCount") FROM "MemoryImage" GROUP BY "memory" ORDER BY "memory""#)
+        return (kept.map { $0.map { "\($0)" } }, counted.map { $0.map { "\($0)" } })
+    }
+
+    @Test func theKeptCountsEqualTheRowsAfterEveryChange() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris").status == 0)
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome").status == 0)
+        var (kept, counted) = try counts(box)
+        #expect(kept == counted && kept.count == 2)
+        let photo = try #require(try box.run("show", "Rome", "--json").json(ShowJSON.self).images.first)
+        #expect(try box.run("remove", "Rome", photo.filename).status == 0)
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--into", "Paris").status == 0)
+        (kept, counted) = try counts(box)
+        #expect(kept == counted)
+        #expect(try box.run("delete", "Paris", "--yes").status == 0)
+        (kept, counted) = try counts(box)
+        #expect(kept == counted && kept.count == 1)
+        let list = try box.run("list", "--json").json([ListJSON].self)
+        #expect(list.map(\.title) == ["Rome"])
+        let rows = try Library(directory: box.library, readOnly: true).context.query(#"SELECT count(*) FROM "MemoryImage""#).first?.first
+        #expect(rows == .integer(Int64(list.first?.imageCount ?? -1)) && (list.first?.imageCount ?? 0) > 0)
+    }
+
+    @Test func aLibraryFromBeforeTheTableIsCountedReadOnlyAndFilledWhenWritten() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.path, "--title", "All").status == 0)
+        let before = try box.run("list", "--json").stdout
+        do {
+            let lib = try Library(directory: box.library)
+            try lib.context.execute("""
+            DROP TRIGGER memory_stats_insert; DROP TRIGGER memory_stats_delete; DROP TRIGGER memory_stats_update;
+            DROP TRIGGER memory_stats_memory_delete; DROP TABLE memory_stats;
+            """)
+        }
+        // list opens read-only: it creates nothing and counts the rows.
+        let readOnly = try box.run("list", "--json")
+        #expect(readOnly.status == 0 && readOnly.stdout == before)
+        #expect(try Library(directory: box.library, readOnly: true).context.query("SELECT name FROM sqlite_master WHERE name = 'memory_stats'").isEmpty)
+        // A writing command puts the table back, filled from the rows.
+        #expect(try box.run("edit", "All", "--notes", "n").status == 0)
+        let (kept, counted) = try counts(box)
+        #expect(!kept.isEmpty && kept == counted)
+        #expect(try box.run("list", "--json").stdout == before)
+    }
+}
+
+/// The search index's rows are found by rowid, so removing photos never reads the whole index; a
+/// library with the first version's index is rebuilt once and finds the same memories.
+@Suite struct SearchIndexTests {
+    @Test func anOldIndexIsRebuiltAndDeletesLeaveNoRowBehind() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris in spring").status == 0)
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome").status == 0)
+        do {
+            // The first version's shape: rowids of FTS5's choosing, deletes by the image column.
+            let lib = try Library(directory: box.library)
+            let triggers = try lib.context.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'memory_search%'")
+            for name in triggers.compactMap({ $0.first?.stringValue }) { try lib.context.execute("DROP TRIGGER \"\(name)\"") }
+            try lib.context.execute("""
+            DROP TABLE memory_search;
+            CREATE VIRTUAL TABLE memory_search USING fts5(text, memory UNINDEXED, image UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+            INSERT INTO memory_search (text, memory, image) SELECT "title" || ' ' || "notes", "_pk", NULL FROM "Memory";
+            INSERT INTO memory_search (text, memory, image) SELECT "filename", "memory", "_pk" FROM "MemoryImage";
+            CREATE TRIGGER memory_search_image_delete AFTER DELETE ON "MemoryImage" BEGIN
+                DELETE FROM memory_search WHERE image = OLD."_pk";
+            END;
+            """)
+        }
+        // Any writing command rebuilds it; search finds what it found.
+        #expect(try box.run("edit", "Rome", "--notes", "forum").status == 0)
+        let lib = try Library(directory: box.library, readOnly: true)
+        let triggers = try lib.context.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'memory_search%' ORDER BY name")
+            .compactMap { $0.first?.stringValue }
+        #expect(triggers.count == 6 && triggers.allSatisfy { $0.hasPrefix("memory_search_v2_") }, "\(triggers)")
+        let rows = try lib.context.query("SELECT count(*) FROM memory_search").first?.first
+        let expected = try lib.context.query(#"SELECT (SELECT count(*) FROM "Memory") + (SELECT count(*) FROM "MemoryImage")"#).first?.first
+        #expect(rows == expected)
+        #expect(try box.run("list", "--search", "spring", "--json").json([ListJSON].self).map(\.title) == ["Paris in spring"])
+        #expect(try box.run("list", "--search", "forum", "--json").json([ListJSON].self).map(\.title) == ["Rome"])
+        let photo = try #require(try box.run("show", "Rome", "--json").json(ShowJSON.self).images.first)
+        #expect(try box.run("list", "--search", String(photo.filename.prefix(7)), "--json").json([ListJSON].self).map(\.title).contains("Rome"))
+        // Deleting a memory leaves none of its rows in the index.
+        #expect(try box.run("delete", "Rome", "--yes").status == 0)
+        let after = try Library(directory: box.library, readOnly: true)
+        let left = try after.context.query(#"SELECT count(*) FROM memory_search WHERE memory NOT IN (SELECT "_pk" FROM "Memory")"#).first?.first
+        #expect(left == .integer(0))
+        #expect(try box.run("list", "--search", "forum", "--json").json([ListJSON].self).isEmpty)
+    }
+}
