@@ -135,7 +135,7 @@ public enum Formats {
     public static func iso(_ date: Date) -> String { iso(date, in: zone) }
 
     /// ISO 8601 at a given offset from UTC (seconds east).
-    public static func iso(_ date: Date, offset: Int) -> String { iso(date, in: TimeZone(secondsFromGMT: offset) ?? zone) }
+    public static func iso(_ date: Date, offset: Int) -> String { formatters.iso(date, offset: offset) }
 
     static func iso(_ date: Date, in zone: TimeZone) -> String { formatters.iso(date, in: zone) }
 
@@ -177,6 +177,9 @@ public enum Formats {
             value /= 1000
             unit += 1
         }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+        guard unit > 0 else { return "\(count) B" }
+        // One decimal, rounded half up as "%.1f" would (String(format:) costs microseconds a call).
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) \(units[unit])"
     }
 }

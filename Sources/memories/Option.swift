@@ -52,7 +52,7 @@ func optionsSection(_ options: [Option], width: Int = 100) -> String {
             lines.append(synopsis)
             lines += wrapped.map { String(repeating: " ", count: column) + $0 }
         } else {
-            lines.append(synopsis.padding(toLength: column, withPad: " ", startingAt: 0) + wrapped[0])
+            lines.append(synopsis.padded(to: column) + wrapped[0])
             lines += wrapped.dropFirst().map { String(repeating: " ", count: column) + $0 }
         }
     }

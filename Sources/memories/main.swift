@@ -24,7 +24,7 @@ Usage: memories [--library DIR] <command> [options]
        memories --version
 
 Commands:
-\(commands.map { "  \($0.name.padding(toLength: commandColumn, withPad: " ", startingAt: 0)) \($0.abstract)" }.joined(separator: "\n"))
+\(commands.map { "  \($0.name.padded(to: commandColumn)) \($0.abstract)" }.joined(separator: "\n"))
 
 The library is --library DIR, else $MEMORIES_LIBRARY, else $XDG_DATA_HOME/memories
 (~/.local/share/memories). Only `memories import` creates one; the other commands say when

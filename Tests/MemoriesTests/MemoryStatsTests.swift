@@ -97,3 +97,30 @@ import Testing
         #expect(try box.run("list", "--search", "forum", "--json").json([ListJSON].self).isEmpty)
     }
 }
+
+@Suite struct DateTextTests {
+    /// Dates are written without a formatter; they must read exactly as ISO8601DateFormatter's.
+    @Test func isoTextEqualsTheFormattersForManyDatesAndZones() throws {
+        for bad in ["2024-02-30T00:00:00Z", "2024-13-01T00:00:00Z", "2024-06-13T24:00:00Z", "2024-06-13T00:00:00+0200", "x"] {
+            #expect(Formats.parseISO(bad) == ISO8601DateFormatter().date(from: bad), "\(bad)")
+        }
+        var seed: UInt64 = 0x2545_F491_4F6C_DD1D
+        let zones = ["UTC", "Europe/Zurich", "America/Los_Angeles", "Asia/Kolkata", "Australia/Lord_Howe", "Pacific/Chatham", "America/St_Johns"]
+            .compactMap(TimeZone.init(identifier:))
+        for _ in 0..<5000 {
+            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
+            // From year 1 to 9999, fractions of a second included.
+            let date = Date(timeIntervalSince1970: -62_135_596_800 + Double(seed % 315_537_897_600_000) / 1000)
+            for zone in zones {
+                // Offsets come from cameras in whole minutes (a zone's 1850 local mean time has seconds).
+                let offset = zone.secondsFromGMT(for: date)
+                guard offset % 60 == 0 else { continue }
+                let formatter = ISO8601DateFormatter()
+                formatter.timeZone = zone
+                let text = Formats.iso(date, offset: offset)
+                #expect(text == formatter.string(from: date), "\(date) in \(zone.identifier)")
+                #expect(Formats.parseISO(text) == formatter.date(from: text), "\(text) read back")
+            }
+        }
+    }
+}

@@ -25,10 +25,12 @@ enum ListCommand: Command {
                 let filtered = since != nil || until != nil || arguments.value("search") != nil
                 Output.error(filtered ? "no memory matches" : "no memories yet: `memories import FOLDER --title T` makes one")
             }
-            for m in memories {
+            // One write for all the lines (20,000 memories were 20,000 system calls).
+            let lines = memories.map { m in
                 let count = "\(m.imageCount) photo\(m.imageCount == 1 ? "" : "s")"
-                Output.print("\(m.date.prefix(10))  \(count.padding(toLength: 11, withPad: " ", startingAt: 0)) \(Formats.bytes(m.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))  \(m.id.prefix(8))  \(Output.escaped(m.title))")
+                return "\(m.date.prefix(10))  \(count.padded(to: 11)) \(Formats.bytes(m.bytes).padded(to: 9))  \(m.id.prefix(8))  \(Output.escaped(m.title))"
             }
+            if !lines.isEmpty { Output.print(lines.joined(separator: "\n")) }
         }
         return ExitCode.success
     }

@@ -22,6 +22,7 @@ enum ShowCommand: Command {
         if !detail.notes.isEmpty { Output.print("\n\(detail.notes)") }
         Output.print("")
         var cameraClock = false, fileClock = false
+        var lines: [String] = []
         for image in detail.images {
             // A capture time whose offset is known shows in the user's zone; one without, as the
             // camera's clock said (marked *); a photo that says no time, its file's time (marked f).
@@ -37,8 +38,9 @@ enum ShowCommand: Command {
                 taken = Formats.local(date) + "f"
                 fileClock = true
             }
-            Output.print("\(image.id.prefix(8))  \(taken)  \(image.format.padding(toLength: 4, withPad: " ", startingAt: 0)) \("\(image.width)x\(image.height)".padding(toLength: 10, withPad: " ", startingAt: 0)) \(Formats.bytes(image.bytes).padding(toLength: 9, withPad: " ", startingAt: 0))  \(Output.escaped(image.filename))")
+            lines.append("\(image.id.prefix(8))  \(taken)  \(image.format.padded(to: 4)) \("\(image.width)x\(image.height)".padded(to: 10)) \(Formats.bytes(image.bytes).padded(to: 9))  \(Output.escaped(image.filename))")
         }
+        if !lines.isEmpty { Output.print(lines.joined(separator: "\n")) }
         Output.print("\(detail.images.count) photo\(detail.images.count == 1 ? "" : "s"), \(Formats.bytes(detail.images.reduce(0) { $0 + $1.bytes })); "
                      + "times in \(Formats.zone.identifier)\(cameraClock ? " (* the camera's clock: the photo does not say its zone)" : "")"
                      + (fileClock ? " (f the file's time: the photo does not say when it was taken)" : ""))
