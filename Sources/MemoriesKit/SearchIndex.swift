@@ -11,15 +11,12 @@ import OpenSwiftData
 /// million photos read it 5,000 times.) A library with that version's index is rebuilt once.
 enum SearchIndex {
     static func install(on context: ModelContext) throws {
-        let triggers = try context.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'memory_search%'")
-            .compactMap { $0.first?.stringValue }
-        guard !triggers.contains("memory_search_v2_image_delete") else { return }
+        guard try !isCurrent(context) else { return }
         // BEGIN IMMEDIATE: two processes opening an old library at once rebuild it once.
         try context.execute("BEGIN IMMEDIATE")
         do {
-            let now = try context.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'memory_search%'")
-                .compactMap { $0.first?.stringValue }
-            if !now.contains("memory_search_v2_image_delete") {
+            let now = try triggers(context)
+            if try !isCurrent(context) {
                 for name in now { try context.execute("DROP TRIGGER \"\(name)\"") }
                 try context.execute("""
                 DROP TABLE IF EXISTS memory_search;
@@ -54,6 +51,18 @@ enum SearchIndex {
             try? context.execute("ROLLBACK")
             throw error
         }
+    }
+
+    static func triggers(_ context: ModelContext) throws -> [String] {
+        try context.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'memory\\_search%' ESCAPE '\\'")
+            .compactMap { $0.first?.stringValue }
+    }
+
+    /// The six triggers of this version and no other (an older version, run since, adds its own
+    /// beside them: then the index is rebuilt again).
+    static func isCurrent(_ context: ModelContext) throws -> Bool {
+        let names = try triggers(context)
+        return names.count == 6 && names.allSatisfy { $0.hasPrefix("memory_search_v2_") }
     }
 
     /// An FTS5 query matching every word of `text` as a prefix: `rom 2024` → `"rom"* "2024"*`.
