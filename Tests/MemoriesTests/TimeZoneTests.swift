@@ -14,6 +14,11 @@ import Testing
         return folder
     }
 
+    /// The titles `list OPTION DAY --json` gives under `TZ=zone`.
+    func titles(_ box: Sandbox, _ option: String, _ day: String, _ zone: String) throws -> [String] {
+        try box.run("list", option, day, "--json", environment: ["TZ": zone]).json([ListJSON].self).map(\.title)
+    }
+
     @Test func capturesKeepTheirOffsetAndTheFileTimeIsRecordedBeside() throws {
         let box = Sandbox()
         _ = try imported(box)
@@ -29,9 +34,7 @@ import Testing
     @Test func datesShowAndFilterInTheUsersZone() throws {
         let box = Sandbox()
         _ = try imported(box)
-        func since(_ day: String, _ zone: String) throws -> [String] {
-            try box.run("list", "--since", day, "--json", environment: ["TZ": zone]).json([ListJSON].self).map(\.title)
-        }
+        func since(_ day: String, _ zone: String) throws -> [String] { try titles(box, "--since", day, zone) }
         // The memory began at 00:30 on the 13th in Zurich, 22:30 on the 12th in UTC, 15:30 on the 12th in LA.
         #expect(try since("2024-06-13", "Europe/Zurich") == ["Night"])
         #expect(try since("2024-06-13", "UTC") == [])
@@ -51,9 +54,7 @@ import Testing
     @Test func untilAndEditDateAreReadInTheUsersZoneAndUndatedPhotosShowTheirFileTime() throws {
         let box = Sandbox()
         let folder = try imported(box)
-        func until(_ day: String, _ zone: String) throws -> [String] {
-            try box.run("list", "--until", day, "--json", environment: ["TZ": zone]).json([ListJSON].self).map(\.title)
-        }
+        func until(_ day: String, _ zone: String) throws -> [String] { try titles(box, "--until", day, zone) }
         // --until D: dated before D's midnight. 00:30 on the 13th in Zurich is before the 14th there,
         // not before the 13th; 15:30 on the 12th in LA is before the 13th there.
         #expect(try until("2024-06-14", "Europe/Zurich") == ["Night"])
