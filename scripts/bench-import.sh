@@ -17,6 +17,7 @@ swift build -c release --product memories >/dev/null
 memories=$(pwd)/.build/release/memories
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+: > "$scratch/stages"
 find "$photos" -type f -print0 > "$scratch/files"
 count=$(tr -cd '\0' < "$scratch/files" | wc -c)
 xargs -0 cat < "$scratch/files" > /dev/null   # warm the page cache
@@ -34,5 +35,9 @@ for jobs in 1 2; do
     vip+=("$(echo "$(date +%s.%N) - $start" | bc)")
   done
   ti=$(printf "%s\n" "${imp[@]}" | median); tv=$(printf "%s\n" "${vip[@]}" | median)
+  # Where the import's time went, from one more run (MEMORIES_IMPORT_STAGES=1; workers' seconds summed over threads).
+  rm -rf "$scratch/lib"
+  MEMORIES_IMPORT_STAGES=1 "$memories" --library "$scratch/lib" import "$photos" --title bench --jobs "$jobs" 2>&1 >/dev/null | grep '^memories: stages' | sed "s/^memories: /# jobs $jobs /" >> "$scratch/stages" || true
   printf "%s\t%.2f\t%.1f\t%d\t%.2f\t%.1f\t%.2fx\n" "$jobs" "$ti" "$(echo "$count / $ti" | bc -l)" $((rss / 1024)) "$tv" "$(echo "$count / $tv" | bc -l)" "$(echo "$tv / $ti" | bc -l)"
 done
+cat "$scratch/stages"

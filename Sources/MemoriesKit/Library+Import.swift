@@ -20,6 +20,8 @@ public struct ImportOptions {
     /// skipped whatever their size, after reading their first bytes).
     public var maxFileSize: Int64 = ImportOptions.defaultMaxFileSize
     public static let defaultMaxFileSize: Int64 = 512 << 20
+    /// Where the time goes, when set (`MEMORIES_IMPORT_STAGES=1` in the command line program).
+    public var stages: ImportStages?
 
     public init() {}
 }
@@ -99,7 +101,8 @@ extension Library {
         // process exits: wait for it before the error goes up.
         defer { _ = pending?.wait() }
         while let current = pending {
-            let prepared = current.wait()
+            let prepared = timed(options.stages, .waiting) { current.wait() }
+            let recording = DispatchTime.now().uptimeNanoseconds
             pending = nextBatch()
             // What the memory holds now, committed (another process may be importing into it too).
             let stored = try memory.map { options.dryRun ? [] : try storedDigests(of: $0) } ?? []
@@ -149,9 +152,10 @@ extension Library {
                     inserted[photo.sha256] = photo.path
                 }
             }
+            options.stages?.add(.records, since: recording)
             guard let memory, !options.dryRun else { continue }
             do {
-                try context.save()
+                try timed(options.stages, .save) { try context.save() }
             } catch let error as SQLiteError where error.code == 787 /* SQLITE_CONSTRAINT_FOREIGNKEY */ {
                 // The memory's row went away under this import (a concurrent delete).
                 context.rollback()
@@ -267,7 +271,7 @@ extension Library {
         let claimsImage = imageExtensions.contains((file.name as NSString).pathExtension.lowercased())
         let data: Data
         let modified: Date
-        switch ImportFile.read(file, maxSize: options.maxFileSize) {
+        switch timed(options.stages, .read, { ImportFile.read(file, maxSize: options.maxFileSize) }) {
         case .rejected(let reason):
             return .rejected(file.display, reason)
         case .notAnImage(let header):
@@ -280,9 +284,12 @@ extension Library {
             modified = mtime
         }
         do {
-            let thumbnail = try Imaging.thumbnail(of: data, maxSide: options.thumbnailSide, quality: 80, limits: options.limits)
+            let thumbnail = try timed(options.stages, .thumbnail) {
+                try Imaging.thumbnail(of: data, maxSide: options.thumbnailSide, quality: 80, limits: options.limits)
+            }
+            let digest = timed(options.stages, .hash) { SHA256.digest(data).hex }
             return .image(Photo(filename: file.name, path: file.display, data: data, thumbnail: thumbnail.jpeg, info: thumbnail.info,
-                                sha256: SHA256.digest(data).hex, modified: modified))
+                                sha256: digest, modified: modified))
         } catch let error as ImageError {
             return .rejected(file.display, error.reason)
         } catch {

@@ -51,6 +51,18 @@ import Testing
         #expect(text.status == 2 && text.stderr.contains("rejected \(fixtureImages.path)/bad/truncated.jpg: truncated JPEG: premature end of data"))
     }
 
+    @Test func theStagesOfAnImportAreReportedWhenAsked() throws {
+        let box = Sandbox()
+        let result = try box.run(["import", fixturePhotos.path, "--title", "S"], environment: ["MEMORIES_IMPORT_STAGES": "1"])
+        #expect(result.status == 0)
+        let line = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix("memories: stages: ") })
+        for stage in ["read", "validate+thumbnail", "hash", "main: waiting for workers", "main: records", "main: save (blobs + SQLite)"] {
+            #expect(line.contains(stage + " "), "\(stage): \(line)")
+        }
+        #expect(!line.contains("validate+thumbnail 0.00 s"), "decoding took some time: \(line)")
+        #expect(try !box.run("import", fixturePhotos.path, "--title", "T").stderr.contains("stages"), "only when asked")
+    }
+
     @Test func aProgressBarOnlyOnATerminal() throws {
         let box = Sandbox()
         let plain = try box.run("import", fixturePhotos.path, "--title", "T")

@@ -44,6 +44,8 @@ enum ImportCommand: Command {
         options.dryRun = arguments.has("dry-run")
         options.date = try arguments.date("date")
         if let jobs = try arguments.int("jobs", in: 1...256) { options.jobs = jobs }
+        // For benchmarks: where the time went, on stderr at the end (docs/performance.md).
+        if ProcessInfo.processInfo.environment["MEMORIES_IMPORT_STAGES"] == "1" { options.stages = ImportStages() }
         if let text = arguments.value("max-file-size") {
             guard let size = parseSize(text), size > 0 else {
                 throw UsageError(message: "--max-file-size must be a size such as 512MB, 2G or 1000000, not '\(Output.escaped(text))'")
@@ -59,6 +61,7 @@ enum ImportCommand: Command {
         if lib.created && !quiet { Output.error("created a new library at \(Output.escaped(lib.directory.path))") }
         let report = try lib.importPhotos(arguments.positionals, options: options) { progress.update($0, $1, bytes: $2) }
         progress.finish()
+        if let stages = options.stages { Output.error("stages: " + stages.summary) }
         if arguments.has("json") {
             try Output.json(report)
         } else {

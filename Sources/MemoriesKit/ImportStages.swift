@@ -1,0 +1,53 @@
+import Foundation
+
+/// Where an import's time goes, stage by stage: the seconds the worker threads spent in each of
+/// theirs (summed over threads) and the main thread's own. `memories import` prints it to stderr
+/// with `MEMORIES_IMPORT_STAGES=1`; `scripts/bench-import.sh` shows it beside its figures.
+public final class ImportStages: @unchecked Sendable {
+    public enum Stage: String, CaseIterable, Sendable {
+        /// Workers: opening and reading the file.
+        case read
+        /// Workers: sniffing, decoding (which validates), the thumbnail's resize, colour and encode.
+        case thumbnail = "validate+thumbnail"
+        /// Workers: SHA-256 of the original.
+        case hash
+        /// Main thread: waiting for the workers' batch.
+        case waiting = "main: waiting for workers"
+        /// Main thread: duplicates, models, relationships, before the save.
+        case records = "main: records"
+        /// Main thread: the save (blob files written and synced, then the SQLite transaction).
+        case save = "main: save (blobs + SQLite)"
+    }
+
+    private let lock = NSLock()
+    private var seconds: [Stage: Double] = [:]
+
+    public init() {}
+
+    /// Runs `work`, adding its wall time to `stage`.
+    func time<T>(_ stage: Stage, _ work: () throws -> T) rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer {
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            lock.withLock { seconds[stage, default: 0] += elapsed }
+        }
+        return try work()
+    }
+
+    /// Adds the time since `start` (`DispatchTime.now().uptimeNanoseconds`) to `stage`.
+    func add(_ stage: Stage, since start: UInt64) {
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        lock.withLock { seconds[stage, default: 0] += elapsed }
+    }
+
+    /// `read 0.41 s, validate+thumbnail 6.02 s, …`, in the order of `Stage`.
+    public var summary: String {
+        lock.withLock { Stage.allCases.map { "\($0.rawValue) \(String(format: "%.2f", seconds[$0] ?? 0)) s" }.joined(separator: ", ") }
+    }
+}
+
+/// Times `work` under `stage` when there is a recorder, else just runs it.
+func timed<T>(_ stages: ImportStages?, _ stage: ImportStages.Stage, _ work: () throws -> T) rethrows -> T {
+    guard let stages else { return try work() }
+    return try stages.time(stage, work)
+}
