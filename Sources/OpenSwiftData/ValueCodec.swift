@@ -137,6 +137,10 @@ protocol _ArrayType {
     static var _empty: Any { get }
     var _elements: [Any] { get }
     var _objects: [AnyObject] { get }
+    /// Whether the array holds `object` (by identity), without casting each element.
+    func _containsObject(_ object: AnyObject) -> Bool
+    /// The array with `object` appended, or nil when `object` is not an element's type.
+    func _appending(_ object: AnyObject) -> Any?
 }
 
 extension Array: _ArrayType {
@@ -144,4 +148,20 @@ extension Array: _ArrayType {
     static var _empty: Any { [Element]() as Any }
     var _elements: [Any] { map { $0 as Any } }
     var _objects: [AnyObject] { map { $0 as AnyObject } }
+
+    func _containsObject(_ object: AnyObject) -> Bool {
+        // A relationship's elements are class references: compare them as pointers.
+        guard Element.self is AnyObject.Type, MemoryLayout<Element>.size == MemoryLayout<AnyObject>.size else {
+            return contains { ($0 as AnyObject) === object }
+        }
+        let target = ObjectIdentifier(object)
+        return contains { ObjectIdentifier(unsafeBitCast($0, to: AnyObject.self)) == target }
+    }
+
+    func _appending(_ object: AnyObject) -> Any? {
+        guard let element = object as? Element else { return nil }
+        var copy = self
+        copy.append(element)
+        return copy
+    }
 }
