@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             img_free(icc);
         }
         img_png_probe(data, size, &info, &result);
-        if (img_png_decode(data, size, &limits, &info, &pixels, &w, &h, &result) == IMG_OK) {
+        if (img_png_decode(data, size, &limits, (size & 2) ? 8 : 0, &info, &pixels, &w, &h, &result) == IMG_OK) {
             exercise(pixels, w, h);
             img_free(pixels);
         }

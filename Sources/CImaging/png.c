@@ -111,11 +111,23 @@ int img_png_icc(const unsigned char *data, size_t size, unsigned char **out, siz
     return found;
 }
 
-int img_png_decode(const unsigned char *data, size_t size, const img_limits *limits,
+// One RGBA row composited on white into RGB sums, k source pixels to an output pixel.
+static void accumulate(const unsigned char *row, int w, int k, unsigned *sums) {
+    for (int x = 0; x < w; x++, row += 4) {
+        unsigned a = row[3];
+        unsigned *sum = sums + (size_t)(x / k) * 3;
+        sum[0] += (row[0] * a + 255 * (255 - a) + 127) / 255;
+        sum[1] += (row[1] * a + 255 * (255 - a) + 127) / 255;
+        sum[2] += (row[2] * a + 255 * (255 - a) + 127) / 255;
+    }
+}
+
+int img_png_decode(const unsigned char *data, size_t size, const img_limits *limits, int max_side,
                    img_info *info, unsigned char **pixels, int *width, int *height, img_result *result) {
     reader r = { data, size, 0, result };
     unsigned char *volatile rgba = NULL;
     png_bytep *volatile rows = NULL;
+    unsigned *volatile sums = NULL;
     *pixels = NULL;
     memset(info, 0, sizeof *info);
     result->status = IMG_OK;
@@ -128,6 +140,7 @@ int img_png_decode(const unsigned char *data, size_t size, const img_limits *lim
     if ((jump = setjmp(png_jmpbuf(png)))) {
         free(rgba);
         free(rows);
+        free(sums);
         png_destroy_read_struct(&png, &info_ptr, NULL);
         return result->status = classify(result, jump);
     }
@@ -152,6 +165,41 @@ int img_png_decode(const unsigned char *data, size_t size, const img_limits *lim
     png_set_interlace_handling(png);
     png_read_update_info(png, info_ptr);
     int w = info->width, h = info->height;
+    // Reduced while read: each row composited and summed into blocks of k×k source pixels, k the
+    // largest factor that keeps the longest side at least max_side, so no full-size buffer exists.
+    // Interlaced images arrive in passes, not rows, and are decoded whole (within the pixel limit).
+    int longest = w > h ? w : h;
+    int k = max_side > 0 && !info->progressive ? longest / max_side : 1;
+    if (k >= 2) {
+        int ow = (w + k - 1) / k, oh = (h + k - 1) / k;
+        rgba = malloc((size_t)w * 4 + (size_t)ow * oh * 3);
+        sums = calloc((size_t)ow * 3, sizeof(unsigned));
+        if (!rgba || !sums) png_error(png, "out of memory for the image");
+        unsigned char *row = rgba, *out = rgba + (size_t)w * 4;
+        for (int y = 0; y < h; y++) {
+            png_read_row(png, row, NULL);
+            accumulate(row, w, k, sums);
+            int band = y / k;
+            if (y % k == k - 1 || y == h - 1) {
+                int tall = y - band * k + 1;
+                for (int x = 0; x < ow; x++) {
+                    unsigned wide = (unsigned)((x + 1) * k <= w ? k : w - x * k), n = wide * (unsigned)tall;
+                    for (int c = 0; c < 3; c++) out[((size_t)band * ow + x) * 3 + c] = (unsigned char)((sums[x * 3 + c] + n / 2) / n);
+                }
+                memset(sums, 0, (size_t)ow * 3 * sizeof(unsigned));
+            }
+        }
+        png_read_end(png, NULL);
+        png_destroy_read_struct(&png, &info_ptr, NULL);
+        free(sums);
+        // The reduced pixels to the front of the buffer, the row buffer given back.
+        memmove(rgba, out, (size_t)ow * oh * 3);
+        unsigned char *shrunk = realloc(rgba, (size_t)ow * oh * 3);
+        *pixels = shrunk ? shrunk : rgba;
+        *width = ow;
+        *height = oh;
+        return IMG_OK;
+    }
     rgba = malloc((size_t)w * h * 4);
     rows = malloc(sizeof(png_bytep) * (size_t)h);
     if (!rgba || !rows) png_error(png, "out of memory for the image");

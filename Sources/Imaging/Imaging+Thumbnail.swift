@@ -15,8 +15,8 @@ extension Imaging {
     /// Makes an upright JPEG thumbnail whose longest side is `maxSide` (never upscaled). The same
     /// decode validates the image: a JPEG is decoded at the smallest DCT scale still at least
     /// `maxSide` (every scan is read), then area-averaged down; a WebP is scaled by its decoder; a
-    /// HEIF that embeds a thumbnail at least `maxSide` large is decoded whole, and its thumbnail used
-    /// (as vips does).
+    /// non-interlaced PNG is reduced row by row as it is read (no full-size buffer); a HEIF that
+    /// embeds a thumbnail at least `maxSide` large is decoded whole, and its thumbnail used (as vips does).
     public static func thumbnail(of data: Data, maxSide: Int = 256, quality: Int = 80, limits: ImageLimits = .default) throws -> Thumbnail {
         let info = try probe(data)
         var scale = 1
@@ -27,7 +27,7 @@ extension Imaging {
                 break
             }
         }
-        let decoded = try decode(data, format: info.format, scale: scale, limits: limits, maxSide: [.webp, .heic, .avif].contains(info.format) ? maxSide : 0)
+        let decoded = try decode(data, format: info.format, scale: scale, limits: limits, maxSide: info.format == .jpeg ? 0 : maxSide)
         let small = resized(decoded, maxSide: maxSide)
         // Thumbnails are shown as sRGB (browsers, the gallery): a Display P3 or Adobe RGB photo's
         // pixels are converted so that its colours stay its own.

@@ -91,8 +91,9 @@ public enum Imaging {
     }
 
     /// `scale`: a JPEG's DCT scale (1, 2, 4, 8); `maxSide`: a still WebP is scaled by its decoder to fit
-    /// it, and a HEIF's embedded thumbnail at least that large stands for its pixels once the photo
-    /// itself has decoded (0: full size).
+    /// it, a non-interlaced PNG is reduced row by row as it is read (to no less than it), and a HEIF's
+    /// embedded thumbnail at least that large stands for its pixels once the photo itself has decoded
+    /// (0: full size).
     static func decode(_ data: Data, format: ImageFormat, scale: Int, limits: ImageLimits, maxSide: Int = 0) throws -> Pixels {
         var info = img_info()
         var result = img_result()
@@ -103,7 +104,7 @@ public enum Imaging {
             let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
             switch format {
             case .jpeg: return img_jpeg_decode(base, raw.count, Int32(scale), &cLimits, &info, &pixels, &width, &height, &result)
-            case .png: return img_png_decode(base, raw.count, &cLimits, &info, &pixels, &width, &height, &result)
+            case .png: return img_png_decode(base, raw.count, &cLimits, Int32(maxSide), &info, &pixels, &width, &height, &result)
             case .heic, .avif: return img_heif_decode(base, raw.count, &cLimits, Int32(maxSide), &info, &pixels, &width, &height, &result)
             case .webp: return img_webp_decode(base, raw.count, Int32(maxSide), &cLimits, &info, &pixels, &width, &height, &result)
             }

@@ -207,6 +207,36 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         #expect(large.width == 80 && large.height == 53)
     }
 
+    /// A large PNG is reduced while it is read: no full-size buffer, the same picture, and a damaged
+    /// one is still refused (every row is read, every CRC checked).
+    @Test func largePNGsAreReducedRowByRowAndStillValidated() throws {
+        // 2000x1200: left half red, right half blue, a white band across the bottom third.
+        let source = Imaging.Pixels(width: 2000, height: 1200)
+        let p = UnsafeMutablePointer(mutating: source.rgb.baseAddress!)
+        for y in 0..<1200 {
+            for x in 0..<2000 {
+                let c: (UInt8, UInt8, UInt8) = y >= 800 ? (250, 250, 250) : x < 1000 ? (220, 30, 30) : (30, 30, 220)
+                let i = (y * 2000 + x) * 3
+                (p[i], p[i + 1], p[i + 2]) = c
+            }
+        }
+        let png = try Imaging.encodePNG(source)
+        let reduced = try Imaging.decode(png, format: .png, scale: 1, limits: .default, maxSide: 256)
+        #expect(reduced.width == 286 && reduced.height == 172, "reduced by 7 while read: \(reduced.width)x\(reduced.height)")
+        let full = try Imaging.decode(png, format: .png, scale: 1, limits: .default)
+        #expect(full.width == 2000 && full.height == 1200)
+        let thumb = try Imaging.thumbnail(of: png, maxSide: 256)
+        #expect(thumb.width == 256 && thumb.height == 154)
+        let t = try pixels(thumb.jpeg)
+        #expect(near(colour(t, 0.25, 0.3), red) && near(colour(t, 0.75, 0.3), blue) && near(colour(t, 0.5, 0.9), white))
+        // A flipped byte in the last image data: refused on the reduced path too.
+        var damaged = png
+        let idat = damaged.range(of: Data("IEND".utf8))!.lowerBound - 20
+        damaged[idat] ^= 0x55
+        #expect(throws: ImageError.self) { try Imaging.thumbnail(of: damaged, maxSide: 256) }
+        #expect(throws: ImageError.self) { try Imaging.validate(damaged) }
+    }
+
     @Test func heicAndWebPExifIsRead() throws {
         let heic = try Imaging.probe(try Data(contentsOf: fixtures.appendingPathComponent("good/rotated.heic")))
         #expect(heic.exif.dateTimeOriginal == "2024:06:06 10:00:00" && heic.exif.offsetTimeOriginal == "+02:00")

@@ -47,7 +47,8 @@ int img_png_probe(const unsigned char *data, size_t size, img_info *info, img_re
 int img_jpeg_decode(const unsigned char *data, size_t size, int scale_denom, const img_limits *limits,
                     img_info *info, unsigned char **pixels, int *width, int *height, img_result *result);
 /// Decodes to 8-bit RGB, alpha composited on white, 16-bit scaled, palette and grey expanded.
-int img_png_decode(const unsigned char *data, size_t size, const img_limits *limits,
+/// max_side > 0: a non-interlaced image is reduced while it is read, by the largest whole factor that keeps its longest side at least max_side (0: full size).
+int img_png_decode(const unsigned char *data, size_t size, const img_limits *limits, int max_side,
                    img_info *info, unsigned char **pixels, int *width, int *height, img_result *result);
 
 /// HEIF/HEIC (and AVIF where libheif decodes it): the primary image, its rotation, mirroring and
