@@ -13,6 +13,8 @@ struct FileWalker {
         /// The path for people (invalid UTF-8 shown as U+FFFD).
         var display: String
         var name: String
+        /// The size the walk saw (the file is checked again when it is read); batches are bounded by it.
+        var size: Int64 = 0
     }
 
     enum Problem {
@@ -36,7 +38,7 @@ struct FileWalker {
             case S_IFREG:
                 var own = stat()
                 let isLink = lstat(bytes, &own) == 0 && (own.st_mode & S_IFMT) == S_IFLNK
-                visit(Entry(path: bytes, isSymbolicLink: isLink, display: root, name: (root as NSString).lastPathComponent))
+                visit(Entry(path: bytes, isSymbolicLink: isLink, display: root, name: (root as NSString).lastPathComponent, size: Int64(info.st_size)))
             default:
                 // Named on the command line, so said: a FIFO or device would block or never end.
                 problem(.unreadable(root, "not a regular file (\(Self.kind(info.st_mode)))"))
@@ -85,13 +87,13 @@ struct FileWalker {
             case S_IFDIR:
                 walkDirectory(childPath, display: childDisplay, depth: depth + 1, visit: visit, problem: problem)
             case S_IFREG:
-                visit(Entry(path: childPath, display: childDisplay, name: child.name))
+                visit(Entry(path: childPath, display: childDisplay, name: child.name, size: Int64(info.st_size)))
             case S_IFLNK:
                 var target = stat()
                 if stat(childPath, &target) != 0 {
                     problem(.unreadable(childDisplay, "broken symbolic link"))
                 } else if (target.st_mode & S_IFMT) == S_IFREG {
-                    visit(Entry(path: childPath, isSymbolicLink: true, display: childDisplay, name: child.name))
+                    visit(Entry(path: childPath, isSymbolicLink: true, display: childDisplay, name: child.name, size: Int64(target.st_size)))
                 } else {
                     problem(.notFollowed(childDisplay, "symbolic link to a folder, not followed"))
                 }

@@ -12,8 +12,12 @@ public struct ImportOptions {
     public var dryRun = false
     /// Decoding and hashing threads (default: the core count). SQLite sees one writer.
     public var jobs = ProcessInfo.processInfo.activeProcessorCount
-    /// Images committed per transaction.
+    /// Images committed per transaction, at most.
     public var batchSize = 24
+    /// A batch holds at most this many bytes of originals (a file over `maxFileSize` counts as
+    /// nothing: it is refused unread), and always one file: two batches are in memory at once (one
+    /// stored while the next is decoded), so this bounds the import's memory, not the photo count.
+    public var batchBytes: Int64 = 48 << 20
     public var thumbnailSide = 256
     public var limits = ImageLimits.default
     /// A photo larger than this is rejected with its size, unread (files that are not photos are
@@ -86,12 +90,12 @@ extension Library {
         var known = preexisting
         var done = 0
         var start = 0
-        let batch = max(1, options.batchSize)
+        let sizes = files.map(\.size)
         // The next batch is read, validated and hashed on the worker threads while this thread
         // stores the current one: decoding never waits for a save to finish.
         func nextBatch() -> PendingBatch? {
             guard start < files.count else { return nil }
-            let slice = Array(files[start..<min(start + batch, files.count)])
+            let slice = Array(files[start..<Self.batchEnd(sizes, from: start, options: options)])
             start += slice.count
             return PendingBatch(slice) { Self.prepareBatch($0, options: options, counter: counter) }
         }
@@ -244,6 +248,19 @@ extension Library {
         var info: ImageInfo
         var sha256: String
         var modified: Date
+    }
+
+    /// Where the batch that begins at `start` ends: at most `batchSize` files and `batchBytes` bytes
+    /// (a file over `maxFileSize` counts as none: it is refused unread), and at least one file.
+    static func batchEnd(_ sizes: [Int64], from start: Int, options: ImportOptions) -> Int {
+        var end = start, bytes: Int64 = 0
+        while end < sizes.count && end - start < max(1, options.batchSize) {
+            let size = sizes[end] <= options.maxFileSize ? sizes[end] : 0
+            if end > start && bytes + size > options.batchBytes { break }
+            bytes += size
+            end += 1
+        }
+        return end
     }
 
     /// Reads, validates, thumbnails and hashes a batch on `jobs` threads; results in input order.
