@@ -54,6 +54,40 @@ import Testing
     }
 }
 
+/// Several processes opening an old library at once: one rebuilds, the others wait and find it done.
+@Suite struct AuxiliaryTablesUnderConcurrencyTests {
+    @Test func fourWritersOpeningAnOldLibraryAtOnceRebuildOnce() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.path, "--title", "All").status == 0)
+        do {
+            let lib = try Library(directory: box.library)
+            let triggers = try lib.context.query("SELECT name FROM sqlite_master WHERE type = 'trigger'").compactMap { $0.first?.stringValue }
+            for name in triggers where name.hasPrefix("memory_s") { try lib.context.execute("DROP TRIGGER \"\(name)\"") }
+            try lib.context.execute("""
+            DROP TABLE memory_stats; DROP TABLE memory_search;
+            CREATE VIRTUAL TABLE memory_search USING fts5(text, memory UNINDEXED, image UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+            INSERT INTO memory_search (text, memory, image) SELECT "title" || ' ' || "notes", "_pk", NULL FROM "Memory";
+            INSERT INTO memory_search (text, memory, image) SELECT "filename", "memory", "_pk" FROM "MemoryImage";
+            """)
+        }
+        let runs = (0..<4).map { i in box.start(["--library", box.library.path, "edit", "All", "--notes", "writer \(i)"]) }
+        for (process, _, err) in runs {
+            process.waitUntilExit()
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 0, "\(message)")
+        }
+        let lib = try Library(directory: box.library, readOnly: true)
+        let names = try lib.context.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'memory_s%' ORDER BY name").compactMap { $0.first?.stringValue }
+        #expect(names.count == 10, "six search and four count triggers, once each: \(names)")
+        let fts = try lib.context.query("SELECT count(*) FROM memory_search").first?.first
+        let rows = try lib.context.query(#"SELECT (SELECT count(*) FROM "Memory") + (SELECT count(*) FROM "MemoryImage")"#).first?.first
+        #expect(fts == rows, "each row indexed once")
+        let kept = try lib.context.query("SELECT photos FROM memory_stats").first?.first
+        let counted = try lib.context.query(#"SELECT count(*) FROM "MemoryImage""#).first?.first
+        #expect(kept == counted)
+    }
+}
+
 /// The search index's rows are found by rowid, so removing photos never reads the whole index; a
 /// library with the first version's index is rebuilt once and finds the same memories.
 @Suite struct SearchIndexTests {
