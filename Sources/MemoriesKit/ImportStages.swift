@@ -27,10 +27,7 @@ public final class ImportStages: @unchecked Sendable {
     /// Runs `work`, adding its wall time to `stage`.
     func time<T>(_ stage: Stage, _ work: () throws -> T) rethrows -> T {
         let start = DispatchTime.now().uptimeNanoseconds
-        defer {
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            lock.withLock { seconds[stage, default: 0] += elapsed }
-        }
+        defer { add(stage, since: start) }
         return try work()
     }
 

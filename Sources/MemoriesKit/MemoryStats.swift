@@ -10,9 +10,8 @@ enum MemoryStats {
 
     static func install(on context: ModelContext) throws {
         guard try !exists(in: context) else { return }
-        // BEGIN IMMEDIATE: two processes opening an old library at once fill it once.
-        try context.execute("BEGIN IMMEDIATE")
-        do {
+        // Two processes opening an old library at once fill it once.
+        try context.immediateTransaction {
             if try !exists(in: context) {
                 try context.execute("""
                 CREATE TABLE \(table) (memory INTEGER PRIMARY KEY, photos INTEGER NOT NULL, bytes INTEGER NOT NULL);
@@ -35,10 +34,6 @@ enum MemoryStats {
                 END;
                 """)
             }
-            try context.execute("COMMIT")
-        } catch {
-            try? context.execute("ROLLBACK")
-            throw error
         }
     }
 

@@ -11,12 +11,11 @@ import OpenSwiftData
 /// million photos read it 5,000 times.) A library with that version's index is rebuilt once.
 enum SearchIndex {
     static func install(on context: ModelContext) throws {
-        guard try !isCurrent(context) else { return }
-        // BEGIN IMMEDIATE: two processes opening an old library at once rebuild it once.
-        try context.execute("BEGIN IMMEDIATE")
-        do {
+        guard try !isCurrent(triggers(context)) else { return }
+        // Two processes opening an old library at once rebuild it once.
+        try context.immediateTransaction {
             let now = try triggers(context)
-            if try !isCurrent(context) {
+            if !isCurrent(now) {
                 for name in now { try context.execute("DROP TRIGGER \"\(name)\"") }
                 try context.execute("""
                 DROP TABLE IF EXISTS memory_search;
@@ -46,10 +45,6 @@ enum SearchIndex {
                 END;
                 """)
             }
-            try context.execute("COMMIT")
-        } catch {
-            try? context.execute("ROLLBACK")
-            throw error
         }
     }
 
@@ -58,11 +53,10 @@ enum SearchIndex {
             .compactMap { $0.first?.stringValue }
     }
 
-    /// The six triggers of this version and no other (an older version, run since, adds its own
+    /// Whether the index's triggers are the six of this version and no other (an older version, run since, adds its own
     /// beside them: then the index is rebuilt again).
-    static func isCurrent(_ context: ModelContext) throws -> Bool {
-        let names = try triggers(context)
-        return names.count == 6 && names.allSatisfy { $0.hasPrefix("memory_search_v2_") }
+    static func isCurrent(_ names: [String]) -> Bool {
+        names.count == 6 && names.allSatisfy { $0.hasPrefix("memory_search_v2_") }
     }
 
     /// An FTS5 query matching every word of `text` as a prefix: `rom 2024` → `"rom"* "2024"*`.

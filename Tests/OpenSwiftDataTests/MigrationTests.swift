@@ -177,9 +177,15 @@ import Testing
             old.mainContext.insert(IndexV1.Visit(place: "Rome", day: day))
             try old.mainContext.save()
         }
+        // Read through SQLite (the WAL included), not only the main file's bytes.
+        let probe = SQLiteProbe(dir.store())
+        let schema = try probe.rows("SELECT type, name, sql FROM sqlite_master ORDER BY name")
+        let rows = try probe.rows("SELECT * FROM Visit ORDER BY _pk")
         let before = try Data(contentsOf: dir.store())
         #expect(throws: MigrationError.self) { _ = try container(IndexV2.Visit.self, at: dir.store()) }
         #expect(try Data(contentsOf: dir.store()) == before)
+        #expect(try probe.rows("SELECT type, name, sql FROM sqlite_master ORDER BY name") == schema)
+        #expect(try probe.rows("SELECT * FROM Visit ORDER BY _pk") == rows && rows.count == 2)
         #expect(try indexes(dir.store()) == [])
     }
 }
