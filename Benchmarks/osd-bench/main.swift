@@ -309,10 +309,14 @@ func walkModel(_ path: String) throws -> (Double, Int, Int) {
     context.traceSQL { _ in statements += 1 }
     let t = startClock()
     var sum = 0
-    for parent in try context.fetch(FetchDescriptor<Parent>()) {
+    let parents = try context.fetch(FetchDescriptor<Parent>())
+    for parent in parents {
         for child in parent.children { sum += child.value }
     }
-    return (now() - t, statements, sum)
+    let elapsed = now() - t
+    // The models are freed after the clock stops, as the C side's structs are.
+    withExtendedLifetime(parents) {}
+    return (elapsed, statements, sum)
 }
 
 func walkC(_ path: String) -> (Double, Int) {
@@ -372,6 +376,17 @@ func cascadeC(_ path: String) -> Double {
 
 let families = dir + "/osd-bench-families.store"
 try buildFamilies(families)
+// OSD_BENCH_PROFILE_REL=walk or =cascade: only that OpenSwiftData figure, repeated (for `perf record`).
+if let figure = ProcessInfo.processInfo.environment["OSD_BENCH_PROFILE_REL"] {
+    for _ in 0..<reps {
+        let copy = dir + "/osd-bench-fam-p.store"
+        copyStore(families, copy)
+        let elapsed = figure == "walk" ? try walkModel(copy).0 : try cascadeModel(copy).0
+        print("\(figure)\t\(String(format: "%.4f", elapsed))")
+        removeStore(copy)
+    }
+    exit(0)
+}
 var walk: (m: [Double], c: [Double]) = ([], []), cascade: (m: [Double], c: [Double]) = ([], [])
 var walkStatements = 0, cascadeStatements = 0
 for _ in 0..<reps {

@@ -43,6 +43,14 @@ struct SQLiteProbe {
         return result
     }
 
+    /// Runs SQL that returns no rows (a trigger to make writes fail, say), read-write.
+    func execute(_ sql: String) throws {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { throw ProbeError.open }
+        defer { sqlite3_close_v2(db) }
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw ProbeError.sql(String(cString: sqlite3_errmsg(db))) }
+    }
+
     func row(_ sql: String) throws -> [String] { try rows(sql).first ?? [] }
     func scalar(_ sql: String) throws -> String { try row(sql).first ?? "" }
 

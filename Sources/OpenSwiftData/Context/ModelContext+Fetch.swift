@@ -49,7 +49,7 @@ extension ModelContext {
         let statement = try connection.statement(owners.count == 1
             ? "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" = ?"
             : "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" IN (SELECT value FROM json_each(?))")
-        try statement.bind([owners.count == 1 ? .integer(backing.primaryKey) : .text("[" + owners.map { String($0.primaryKey) }.joined(separator: ",") + "]")])
+        try statement.bind([owners.count == 1 ? .integer(backing.primaryKey) : .text(jsonArray(owners.lazy.map(\.primaryKey)))])
         defer { statement.reset() }
         while try statement.step() {
             guard let owner = byKey[statement.int64(0)] else { continue }
@@ -151,7 +151,7 @@ extension ModelContext {
             let statement = try connection.statement(missing.count == 1
                 ? "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" = ?"
                 : "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" IN (SELECT value FROM json_each(?))")
-            try statement.bind([missing.count == 1 ? .integer(missing[0]) : .text("[" + missing.map(String.init).joined(separator: ",") + "]")])
+            try statement.bind([missing.count == 1 ? .integer(missing[0]) : .text(jsonArray(missing))])
             let group = FetchGroup()
             let rows = registry.rows(of: ObjectIdentifier(T.self))
             while try statement.step() {
@@ -174,18 +174,30 @@ extension ModelContext {
         }
         let linkRows = link.rows(of: entity, as: "t0", ownerKey: "x")
         let condition = owners.count == 1 ? "\(ownerColumn) = ?" : "\(ownerColumn) IN (SELECT value FROM json_each(?))"
-        let order = link.joinTable == nil ? "t0.\"_pk\"" : "t0j.rowid"
+        // Each owner's models in the order they were linked; with a foreign key, ordered by owner
+        // first, which is the order of the key's index (`_pk` follows in it), so SQLite does not sort.
+        let order = link.joinTable == nil ? "\(ownerColumn), t0.\"_pk\"" : "t0j.rowid"
         let statement = try connection.statement(
             "SELECT \(entity.selectList), \(ownerColumn) \(linkRows.from) WHERE \(condition) ORDER BY \(order)")
-        try statement.bind([owners.count == 1 ? .integer(owners[0]) : .text("[" + owners.map(String.init).joined(separator: ",") + "]")])
+        try statement.bind([owners.count == 1 ? .integer(owners[0]) : .text(jsonArray(owners))])
         let ownerIndex = statement.columnCount - 1
         var result: [Int64: [T]] = [:]
         let group = FetchGroup()
         let registered = registry.rows(of: ObjectIdentifier(T.self))
+        // Rows come grouped by owner with a foreign key (see `order`): each owner's array is built
+        // on its own and stored once, not looked up again for every row.
+        var owner: Int64 = 0, models: [T] = []
         while try statement.step() {
             let model = try materialize(T.self, entity: entity, from: statement, group: group, rows: registered)
-            result[statement.int64(ownerIndex), default: []].append(model)
+            let rowOwner = statement.int64(ownerIndex)
+            if rowOwner != owner && !models.isEmpty {
+                result[owner, default: []].append(contentsOf: models)
+                models.removeAll(keepingCapacity: true)
+            }
+            owner = rowOwner
+            models.append(model)
         }
+        if !models.isEmpty { result[owner, default: []].append(contentsOf: models) }
         statement.reset()
         return result
     }

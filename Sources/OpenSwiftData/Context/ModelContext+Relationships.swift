@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 // Relationships in memory: lazy loading, inverse maintenance and delete rules.
@@ -95,34 +96,112 @@ extension ModelContext {
     }
 
     /// Runs before a save: cascades deletes, refuses `.deny`, clears inverses of `.nullify`.
-    func applyDeleteRules() throws {
+    ///
+    /// A cascade through a relationship that is not loaded does not load it: the related rows'
+    /// keys are read with one query per relationship and level (`CascadePlan`). Those in memory are
+    /// deleted as models (their own rules run as above); the others are deleted as rows, in one
+    /// statement per entity, their external-storage digests read in the same pass so the save
+    /// releases their blobs. Rows of an entity that a `.deny` rule can involve are loaded as
+    /// models instead, so that rule sees them.
+    func applyDeleteRules() throws -> CascadePlan {
+        var plan = CascadePlan()
         var i = 0
-        while i < deletedList.count {
-            let model = deletedList[i]
-            i += 1
-            let backing = model.persistentBackingData
-            guard let entity = backing.entity else { continue }
-            for property in entity.properties where property.isRelationship {
-                let rule = property.relationship?.deleteRule ?? .nullify
-                guard rule != .noAction else { continue }
-                if backing.unloaded.contains(property.index) { load(property.index, of: backing) }
-                let related = backing.values[property.index].map(Relationships.models(in:)) ?? []
-                switch rule {
-                case .cascade:
-                    for child in related where child.persistentBackingData.state == .persisted { deleteAny(child) }
-                case .deny:
-                    if related.contains(where: { $0.persistentBackingData.state != .deleted }) {
-                        throw ModelError.deleteDenied(model: entity.name, relationship: property.name)
+        repeat {
+            while i < deletedList.count {
+                let model = deletedList[i]
+                i += 1
+                let backing = model.persistentBackingData
+                guard let entity = backing.entity else { continue }
+                for property in entity.relationships {
+                    let rule = property.relationship?.deleteRule ?? .nullify
+                    guard rule != .noAction else { continue }
+                    if rule == .cascade && backing.unloaded.contains(property.index) && backing.primaryKey > 0 {
+                        plan.follow(property, of: entity, keys: [backing.primaryKey])
+                        continue
                     }
-                case .nullify:
-                    if let inverse = RelationshipGraph.inverse(of: property, in: entity) {
-                        for child in related where child.persistentBackingData.state != .deleted { Relationships.unlink(child, inverse, from: model) }
+                    if backing.unloaded.contains(property.index) { load(property.index, of: backing) }
+                    let related = backing.values[property.index].map(Relationships.models(in:)) ?? []
+                    switch rule {
+                    case .cascade:
+                        for child in related where child.persistentBackingData.state == .persisted { deleteAny(child) }
+                    case .deny:
+                        if related.contains(where: { $0.persistentBackingData.state != .deleted }) {
+                            throw ModelError.deleteDenied(model: entity.name, relationship: property.name)
+                        }
+                    case .nullify:
+                        if let inverse = RelationshipGraph.inverse(of: property, in: entity) {
+                            for child in related where child.persistentBackingData.state != .deleted { Relationships.unlink(child, inverse, from: model) }
+                        }
+                    case .noAction:
+                        break
                     }
-                case .noAction:
-                    break
                 }
             }
+            if let step = plan.pending.popLast() { try cascade(step, into: &plan) }
+        } while i < deletedList.count || !plan.pending.isEmpty
+        return plan
+    }
+
+    /// Deletes the rows that `step`'s owners reach through its relationship: models in memory
+    /// through `delete`, the rest as rows (or as loaded models where a `.deny` rule could see them).
+    private func cascade(_ step: CascadePlan.Step, into plan: inout CascadePlan) throws {
+        guard let target = schema.entity(for: step.targetType) else { return }
+        let type = ObjectIdentifier(target.type)
+        var rows: [Int64] = []
+        for key in try relatedKeys(step) where !plan.contains(target, key) {
+            if let object = registry[RegistryKey(entity: type, primaryKey: key)]?.object as? any PersistentModel {
+                if object.persistentBackingData.state == .persisted { deleteAny(object) }
+            } else {
+                rows.append(key)
+            }
         }
+        guard !rows.isEmpty else { return }
+        if schema.denyRuleCanInvolve(target) {
+            func load<T: PersistentModel>(_ type: T.Type) throws {
+                for model in try fetchByKeys(T.self, keys: rows) { delete(model) }
+            }
+            try _openExistential(target.type, do: load)
+            return
+        }
+        plan.add(target, keys: rows)
+        for property in target.externals {
+            let statement = try connection.statement(
+                "SELECT \(property.column) FROM \(target.table) WHERE \"_pk\" IN (SELECT value FROM json_each(?)) AND \(property.column) IS NOT NULL")
+            try statement.bind([.text(jsonArray(rows))])
+            while try statement.step() {
+                if statement.isText(0), let digest = BlobDigest(hex: statement.text(0)) { plan.digests.insert(digest) }
+            }
+            statement.reset()
+        }
+        for property in target.relationships where property.relationship?.deleteRule == .cascade {
+            plan.follow(property, of: target, keys: rows)
+        }
+    }
+
+    /// The primary keys of the rows related to `step`'s owners through its relationship.
+    private func relatedKeys(_ step: CascadePlan.Step) throws -> [Int64] {
+        let sql: String
+        switch step.property.kind {
+        case .toOne:
+            sql = "SELECT \(step.property.column) FROM \(step.owner.table) WHERE \"_pk\" IN (SELECT value FROM json_each(?)) AND \(step.property.column) IS NOT NULL"
+        case .toMany:
+            guard let target = schema.entity(for: step.targetType), let link = RelationshipGraph.link(of: step.property, in: step.owner) else { return [] }
+            let rows = link.rows(of: target, as: "t0", ownerKey: "x")
+            let ownerColumn: String
+            switch link {
+            case .foreignKey(let column): ownerColumn = "t0.\(column)"
+            case .joinTable(_, let column, _): ownerColumn = "t0j.\(quoted(column))"
+            }
+            sql = "SELECT DISTINCT t0.\"_pk\" \(rows.from) WHERE \(ownerColumn) IN (SELECT value FROM json_each(?))"
+        default:
+            return []
+        }
+        let statement = try connection.statement(sql)
+        try statement.bind([.text(jsonArray(step.keys))])
+        var keys: [Int64] = []
+        while try statement.step() { keys.append(statement.int64(0)) }
+        statement.reset()
+        return keys
     }
 
     func deleteAny(_ model: any PersistentModel) {
@@ -131,3 +210,51 @@ extension ModelContext {
     }
 }
 
+
+/// What a save's cascades delete without loading: rows by entity, the blobs they referenced, and
+/// the relationships still to follow.
+struct CascadePlan {
+    struct Step {
+        let owner: Schema.Entity
+        let property: Schema.Property
+        var keys: [Int64]
+        var targetType: any PersistentModel.Type {
+            switch property.kind {
+            case .toOne(let type), .toMany(let type): return type
+            default: return owner.type
+            }
+        }
+    }
+    /// Rows to delete, by entity, in the order their entities were first reached.
+    private(set) var rows: [(entity: Schema.Entity, keys: Set<Int64>)] = []
+    /// Digests held by the external-storage columns of those rows.
+    var digests: Set<BlobDigest> = []
+    var pending: [Step] = []
+
+    /// Queues the rows that `keys` reach through `property`, merged with the step queued last
+    /// when that follows the same relationship (the owners of one delete come in a run).
+    mutating func follow(_ property: Schema.Property, of owner: Schema.Entity, keys: [Int64]) {
+        if let last = pending.indices.last, pending[last].owner === owner, pending[last].property.index == property.index {
+            pending[last].keys += keys
+        } else {
+            pending.append(Step(owner: owner, property: property, keys: keys))
+        }
+    }
+
+    func contains(_ entity: Schema.Entity, _ key: Int64) -> Bool {
+        rows.contains { $0.entity === entity && $0.keys.contains(key) }
+    }
+
+    mutating func add(_ entity: Schema.Entity, keys: [Int64]) {
+        if let index = rows.firstIndex(where: { $0.entity === entity }) {
+            rows[index].keys.formUnion(keys)
+        } else {
+            rows.append((entity, Set(keys)))
+        }
+    }
+}
+
+/// `[1,2,3]`: keys as the one JSON array parameter that `json_each(?)` reads.
+func jsonArray(_ keys: some Sequence<Int64>) -> String {
+    "[" + keys.map(String.init).joined(separator: ",") + "]"
+}

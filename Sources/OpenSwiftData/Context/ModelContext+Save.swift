@@ -17,12 +17,12 @@ extension ModelContext {
     public func save() throws {
         guard hasChanges else { return }
         if let refusal = container.writeRefusal { throw refusal }
-        try applyDeleteRules()
+        let cascaded = try applyDeleteRules()
         let writer = try writeExternalValues()
-        let released = releasedDigests()
+        let released = releasedDigests().union(cascaded.digests)
         var assigned: [(backing: _BackingData, temporaryKey: Int64)] = []
         do {
-            try connection.transaction { assigned = try writeChanges() }
+            try connection.transaction { assigned = try writeChanges(cascaded: cascaded) }
         } catch {
             writer?.finish()
             for (backing, temporaryKey) in assigned { backing.primaryKey = temporaryKey }
@@ -78,20 +78,12 @@ extension ModelContext {
         }
     }
 
-    /// Issues the SQL for every pending change; returns the primary keys given to inserted models.
-    func writeChanges() throws -> [(backing: _BackingData, temporaryKey: Int64)] {
+    /// Issues the SQL for every pending change (and the rows `cascaded` deletes); returns the
+    /// primary keys given to inserted models.
+    func writeChanges(cascaded: CascadePlan = CascadePlan()) throws -> [(backing: _BackingData, temporaryKey: Int64)] {
         var assigned: [(backing: _BackingData, temporaryKey: Int64)] = []
         do {
-            // One DELETE per entity, the keys as one JSON array.
-            var doomed: [ObjectIdentifier: (entity: Schema.Entity, keys: [Int64])] = [:]
-            for model in deletedList {
-                let backing = model.persistentBackingData
-                doomed[ObjectIdentifier(backing.entity!), default: (backing.entity!, [])].keys.append(backing.primaryKey)
-            }
-            for (entity, keys) in doomed.values {
-                try connection.statement("DELETE FROM \(entity.table) WHERE \"_pk\" IN (SELECT value FROM json_each(?))")
-                    .run([.text("[" + keys.map(String.init).joined(separator: ",") + "]")])
-            }
+            try deleteRows(cascaded)
             var pendingLinks: [(backing: _BackingData, property: Schema.Property, target: _BackingData)] = []
             var lastEntity: Schema.Entity?
             var statement: Statement?
@@ -142,6 +134,27 @@ extension ModelContext {
             throw error
         }
         return assigned
+    }
+
+    /// One DELETE per entity, the keys as one JSON array: the deleted models' rows and those
+    /// `cascaded` deletes without models. An entity's rows go before the rows they refer to, so
+    /// that SQLite's `ON DELETE SET NULL` finds nothing left to update.
+    func deleteRows(_ cascaded: CascadePlan) throws {
+        var doomed = cascaded
+        for model in deletedList {
+            let backing = model.persistentBackingData
+            doomed.add(backing.entity!, keys: [backing.primaryKey])
+        }
+        var groups = doomed.rows
+        while !groups.isEmpty {
+            // First a group that no other remaining group refers to (any, if they refer in a cycle).
+            let next = groups.firstIndex { group in
+                !groups.contains { other in other.entity !== group.entity && other.entity.refers(to: group.entity) }
+            } ?? 0
+            let (entity, keys) = groups.remove(at: next)
+            try connection.statement("DELETE FROM \(entity.table) WHERE \"_pk\" IN (SELECT value FROM json_each(?))")
+                .run([.text(jsonArray(keys))])
+        }
     }
 
     /// Inserted then changed models, without copying either list (they can hold 100,000 models).

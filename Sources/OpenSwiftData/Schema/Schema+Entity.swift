@@ -112,6 +112,14 @@ extension Schema {
             }
         }
 
+        /// Whether a column of this entity's rows holds keys of `other`'s rows (a to-one relationship to it).
+        func refers(to other: Entity) -> Bool {
+            relationships.contains { property in
+                if case .toOne(let type) = property.kind { return ObjectIdentifier(type) == ObjectIdentifier(other.type) }
+                return false
+            }
+        }
+
         public func property(for keyPath: AnyKeyPath) -> Property? { byKeyPath[keyPath].map { properties[$0] } }
         public func property(named name: String) -> Property? { byName[name].map { properties[$0] } }
 

@@ -87,4 +87,19 @@ public final class Schema: @unchecked Sendable {
             }
         }
     }
+
+    /// Whether a `.deny` rule can depend on whether rows of `entity` exist: `entity` has one, or
+    /// a relationship to it has one. (A save's cascade loads such rows as models, see `applyDeleteRules`.)
+    func denyRuleCanInvolve(_ entity: Entity) -> Bool {
+        entities.contains { owner in
+            owner.relationships.contains { property in
+                guard property.relationship?.deleteRule == .deny else { return false }
+                if owner === entity { return true }
+                switch property.kind {
+                case .toOne(let type), .toMany(let type): return ObjectIdentifier(type) == ObjectIdentifier(entity.type)
+                default: return false
+                }
+            }
+        }
+    }
 }
