@@ -127,6 +127,10 @@ int img_jpeg_decode(const unsigned char *data, size_t size, int scale_denom, con
     d.scale_num = 1;
     d.scale_denom = (unsigned)(scale_denom == 2 || scale_denom == 4 || scale_denom == 8 ? scale_denom : 1);
     d.dct_method = JDCT_ISLOW;
+    // A reduced decode (a thumbnail, or validation) upsamples chroma by replication, not by
+    // interpolation: the pixels are area-averaged down afterwards anyway. Full-size decodes
+    // (exports) keep libjpeg's fancy upsampling.
+    if (d.scale_denom > 1) d.do_fancy_upsampling = FALSE;
     jpeg_start_decompress(&d);
     int w = (int)d.output_width, h = (int)d.output_height, n = d.output_components;
     out = malloc((size_t)w * h * 3);

@@ -17,7 +17,11 @@ extension Imaging {
     /// `maxSide` (every scan is read), then area-averaged down; a WebP is scaled by its decoder; a
     /// non-interlaced PNG is reduced row by row as it is read (no full-size buffer); a HEIF that
     /// embeds a thumbnail at least `maxSide` large is decoded whole, and its thumbnail used (as vips does).
-    public static func thumbnail(of data: Data, maxSide: Int = 256, quality: Int = 80, limits: ImageLimits = .default) throws -> Thumbnail {
+    ///
+    /// With a `budget`, the decode first waits for its estimated peak memory to fit in it (see
+    /// `DecodeBudget`), so that threads sharing the budget bound what they hold together.
+    public static func thumbnail(of data: Data, maxSide: Int = 256, quality: Int = 80, limits: ImageLimits = .default,
+                                 budget: DecodeBudget? = nil) throws -> Thumbnail {
         let info = try probe(data)
         var scale = 1
         if info.format == .jpeg {
@@ -27,8 +31,9 @@ extension Imaging {
                 break
             }
         }
-        let decoded = try decode(data, format: info.format, scale: scale, limits: limits, maxSide: info.format == .jpeg ? 0 : maxSide)
-        let small = resized(decoded, maxSide: maxSide)
+        let decode = { try resized(Self.decode(data, format: info.format, scale: scale, limits: limits, maxSide: info.format == .jpeg ? 0 : maxSide),
+                                   maxSide: maxSide) }
+        let small = try budget.map { try $0.withReservation(DecodeBudget.peakBytes(of: info, scale: scale), decode) } ?? decode()
         // Thumbnails are shown as sRGB (browsers, the gallery): a Display P3 or Adobe RGB photo's
         // pixels are converted so that its colours stay its own.
         if let icc = iccProfile(of: data, format: info.format) { convertToSRGB(small, from: icc) }

@@ -18,6 +18,9 @@ public struct ImportOptions {
     /// nothing: it is refused unread), and always one file: two batches are in memory at once (one
     /// stored while the next is decoded), so this bounds the import's memory, not the photo count.
     public var batchBytes: Int64 = 48 << 20
+    /// What the decodes running at once may hold together (`DecodeBudget`): with the two batches
+    /// of originals, this bounds the import's memory at any `jobs`.
+    public var decodeBytes = 128 << 20
     public var thumbnailSide = 256
     public var limits = ImageLimits.default
     /// A photo larger than this is rejected with its size, unread (files that are not photos are
@@ -273,9 +276,10 @@ extension Library {
         }
         let jobs = max(1, min(options.jobs, files.count))
         let next = Counter()
+        let budget = DecodeBudget(bytes: options.decodeBytes)
         DispatchQueue.concurrentPerform(iterations: jobs) { _ in
             while let i = next.take(below: files.count) {
-                results[i] = Self.prepare(files[i], options: options)
+                results[i] = Self.prepare(files[i], options: options, budget: budget)
                 if case .image(let photo) = results[i] { counter?.add(bytes: Int64(photo.data.count)) } else { counter?.add(bytes: 0) }
             }
         }
@@ -284,7 +288,7 @@ extension Library {
 
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png", "heic", "heif", "hif", "avif", "webp"]
 
-    static func prepare(_ file: FileWalker.Entry, options: ImportOptions) -> Prepared {
+    static func prepare(_ file: FileWalker.Entry, options: ImportOptions, budget: DecodeBudget? = nil) -> Prepared {
         let claimsImage = imageExtensions.contains((file.name as NSString).pathExtension.lowercased())
         let data: Data
         let modified: Date
@@ -302,7 +306,7 @@ extension Library {
         }
         do {
             let thumbnail = try timed(options.stages, .thumbnail) {
-                try Imaging.thumbnail(of: data, maxSide: options.thumbnailSide, quality: 80, limits: options.limits)
+                try Imaging.thumbnail(of: data, maxSide: options.thumbnailSide, quality: 80, limits: options.limits, budget: budget)
             }
             let digest = timed(options.stages, .hash) { SHA256.digest(data).hex }
             return .image(Photo(filename: file.name, path: file.display, data: data, thumbnail: thumbnail.jpeg, info: thumbnail.info,

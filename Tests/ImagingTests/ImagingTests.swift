@@ -237,6 +237,81 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         #expect(throws: ImageError.self) { try Imaging.validate(damaged) }
     }
 
+    /// The row-by-row reduction gives, pixel for pixel, the block averages of the whole decode
+    /// (alpha composited on white first), for PNGs with alpha, with tRNS and opaque ones (which are
+    /// read as RGB, without an alpha channel).
+    @Test func reducedPNGRowsEqualTheBlockAveragesOfTheWholeImage() throws {
+        for file in ["good/rgba.png", "good/palette.png", "good/grey8.png", "good/rgb16.png", "good/grey1.png"] {
+            let png = try Data(contentsOf: fixtures.appendingPathComponent(file))
+            let full = try Imaging.decode(png, format: .png, scale: 1, limits: .default)
+            let reduced = try Imaging.decode(png, format: .png, scale: 1, limits: .default, maxSide: 16)
+            let k = 3  // 48 / 16
+            #expect(reduced.width == 16 && reduced.height == 11, "\(file): \(reduced.width)x\(reduced.height)")
+            var mismatches = 0
+            for by in 0..<reduced.height {
+                for bx in 0..<reduced.width {
+                    for c in 0..<3 {
+                        var sum = 0, n = 0
+                        for y in by * k..<min(full.height, (by + 1) * k) {
+                            for x in bx * k..<min(full.width, (bx + 1) * k) {
+                                sum += Int(full.rgb[(y * full.width + x) * 3 + c])
+                                n += 1
+                            }
+                        }
+                        if Int(reduced.rgb[(by * reduced.width + bx) * 3 + c]) != (sum + n / 2) / n { mismatches += 1 }
+                    }
+                }
+            }
+            #expect(mismatches == 0, "\(file): \(mismatches) samples differ from the block averages")
+        }
+    }
+
+    /// The zlib stream's own checksum (Adler-32) is not what refuses a damaged PNG: each IDAT
+    /// chunk's CRC-32 is. A PNG whose Adler-32 alone is wrong (its CRCs right) decodes.
+    @Test func aPNGIsRefusedByItsChunkCRCsNotByTheZlibChecksum() throws {
+        var png = try Data(contentsOf: fixtures.appendingPathComponent("good/rgb16.png"))
+        let iend = png.range(of: Data("IEND".utf8))!.lowerBound - 4
+        // The IDAT chunk just before IEND: its last 4 data bytes are the Adler-32, then its CRC.
+        let crcAt = iend - 4, adlerAt = crcAt - 4
+        png[adlerAt] ^= 0xFF
+        var crcInput = Data("IDAT".utf8)
+        let lengthAt = png[..<adlerAt].range(of: Data("IDAT".utf8), options: .backwards)!.lowerBound - 4
+        let length = png[lengthAt..<lengthAt + 4].reduce(0) { $0 << 8 | Int($1) }
+        crcInput += png[lengthAt + 8..<lengthAt + 8 + length]
+        let crc = crc32(crcInput)
+        for i in 0..<4 { png[crcAt + i] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * i)) }
+        #expect(try Imaging.validate(png).width == 48)
+        png[crcAt] ^= 0x01  // now the CRC is wrong too
+        #expect(throws: ImageError.self) { try Imaging.validate(png) }
+    }
+
+    @Test func aDecodeBudgetBoundsWhatRunsAtOnceAndRunsAnOversizeDecodeAlone() throws {
+        let budget = DecodeBudget(bytes: 100)
+        let lock = NSLock()
+        var running = 0, most = 0, bigRanAlone = true
+        DispatchQueue.concurrentPerform(iterations: 24) { i in
+            let bytes = i == 12 ? 500 : 40
+            budget.withReservation(bytes) {
+                lock.lock()
+                running += bytes == 500 ? 100 : bytes
+                most = max(most, running)
+                if bytes == 500 && running != 100 { bigRanAlone = false }
+                lock.unlock()
+                usleep(2000)
+                lock.lock()
+                running -= bytes == 500 ? 100 : bytes
+                lock.unlock()
+            }
+        }
+        #expect(most <= 100 && most >= 80, "at most \(most) of 100 at once")
+        #expect(bigRanAlone)
+        // The estimates: a progressive JPEG holds its coefficients, a baseline one almost nothing.
+        let progressive = try Imaging.probe(Data(contentsOf: fixtures.appendingPathComponent("good/progressive.jpg")))
+        let baseline = try Imaging.probe(Data(contentsOf: fixtures.appendingPathComponent("good/photo.jpg")))
+        #expect(DecodeBudget.peakBytes(of: progressive, scale: 1) >= 96 * 64 * 3 * 2)
+        #expect(DecodeBudget.peakBytes(of: baseline, scale: 8) < 96 * 64)
+    }
+
     @Test func heicAndWebPExifIsRead() throws {
         let heic = try Imaging.probe(try Data(contentsOf: fixtures.appendingPathComponent("good/rotated.heic")))
         #expect(heic.exif.dateTimeOriginal == "2024:06:06 10:00:00" && heic.exif.offsetTimeOriginal == "+02:00")
@@ -316,4 +391,14 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         let thumb = try Imaging.thumbnail(of: try Data(contentsOf: fixtures.appendingPathComponent("good/photo.jpg")), maxSide: 256)
         #expect(thumb.width == 96 && thumb.height == 64)
     }
+}
+
+/// CRC-32 as PNG computes it (ISO 3309), bit by bit.
+func crc32(_ data: Data) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in data {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+    }
+    return ~crc
 }

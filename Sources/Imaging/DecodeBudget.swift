@@ -1,0 +1,64 @@
+import Foundation
+
+/// A bound on the memory that decodes running at once may hold, shared by the threads that make
+/// thumbnails (`Imaging.thumbnail(of:…, budget:)`).
+///
+/// Most thumbnail decodes are small (a baseline JPEG at 1/8 scale, a PNG reduced row by row), but
+/// some hold the whole image: a progressive JPEG's coefficients (2 bytes per sample), an
+/// interlaced PNG, a HEIF or an animated or lossless WebP. Each decode first takes its estimated
+/// peak from the budget and gives it back when done; a decode that does not fit waits until it
+/// does, and one larger than the whole budget runs alone. So two workers never hold two 24 MP
+/// progressive JPEGs' 72 MB at once under a 96 MB budget, and a folder of small photos runs at full
+/// parallelism.
+///
+/// ```swift
+/// let budget = DecodeBudget(bytes: 96 << 20)
+/// DispatchQueue.concurrentPerform(iterations: 2) { _ in
+///     _ = try? Imaging.thumbnail(of: data, budget: budget)
+/// }
+/// ```
+public final class DecodeBudget: @unchecked Sendable {
+    public let capacity: Int
+    private var used = 0
+    private let condition = NSCondition()
+
+    /// A budget of `bytes` (at least 1).
+    public init(bytes: Int) { capacity = max(1, bytes) }
+
+    /// Waits until `bytes` fit (or nothing else is running), takes them, runs `body`, gives them back.
+    func withReservation<R>(_ bytes: Int, _ body: () throws -> R) rethrows -> R {
+        let taken = min(max(0, bytes), capacity)
+        condition.lock()
+        while used > 0 && used + taken > capacity { condition.wait() }
+        used += taken
+        condition.unlock()
+        defer {
+            condition.lock()
+            used -= taken
+            condition.broadcast()
+            condition.unlock()
+        }
+        return try body()
+    }
+
+    /// What the thumbnail decode of an image holds at its peak, estimated from its header: the
+    /// decoded pixels at `scale`, plus whatever the decoder keeps at full size.
+    static func peakBytes(of info: ImageInfo, scale: Int) -> Int {
+        let pixels = info.width * info.height
+        let scaled = (info.width / max(1, scale) + 1) * (info.height / max(1, scale) + 1) * 3
+        switch info.format {
+        case .jpeg:
+            // A progressive JPEG keeps every coefficient (2 bytes a sample) until its last scan.
+            return scaled + (info.isProgressive ? pixels * max(1, info.components) * 2 : 0)
+        case .png:
+            // Interlaced: decoded whole as RGBA; otherwise row by row.
+            return info.isProgressive ? pixels * 4 : scaled + info.width * 8
+        case .heic, .avif:
+            // libheif's planes and the RGB image.
+            return pixels * 5
+        case .webp:
+            // Scaled by the decoder, except animations and lossless images (ARGB at full size).
+            return pixels * 4
+        }
+    }
+}
