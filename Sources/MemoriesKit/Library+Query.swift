@@ -49,7 +49,7 @@ extension Library {
         }
         if let search {
             guard let match = SearchIndex.matchQuery(search) else { return [] }
-            conditions.append("m._pk IN (SELECT memory FROM memory_search WHERE memory_search MATCH ?)")
+            conditions.append("m._pk IN (\(SearchIndex.matchingMemories))")
             values.append(.text(match))
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")

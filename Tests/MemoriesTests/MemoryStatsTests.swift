@@ -115,10 +115,16 @@ import Testing
         let lib = try Library(directory: box.library, readOnly: true)
         let triggers = try lib.context.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'memory_search%' ORDER BY name")
             .compactMap { $0.first?.stringValue }
-        #expect(triggers.count == 6 && triggers.allSatisfy { $0.hasPrefix("memory_search_v2_") }, "\(triggers)")
+        #expect(triggers.count == 6 && triggers.allSatisfy { $0.hasPrefix("memory_search_v3_") }, "\(triggers)")
         let rows = try lib.context.query("SELECT count(*) FROM memory_search").first?.first
         let expected = try lib.context.query(#"SELECT (SELECT count(*) FROM "Memory") + (SELECT count(*) FROM "MemoryImage")"#).first?.first
         #expect(rows == expected)
+        // Every row's rowid carries its memory (what a search reads), and names its own row.
+        let misfiled = try lib.context.query("""
+            SELECT count(*) FROM memory_search WHERE rowid >> 32 IS NOT memory
+                OR (image IS NULL AND rowid != memory << 32) OR (image IS NOT NULL AND rowid & 4294967295 != image)
+            """).first?.first
+        #expect(misfiled == .integer(0))
         #expect(try box.run("list", "--search", "spring", "--json").json([ListJSON].self).map(\.title) == ["Paris in spring"])
         #expect(try box.run("list", "--search", "forum", "--json").json([ListJSON].self).map(\.title) == ["Rome"])
         let photo = try #require(try box.run("show", "Rome", "--json").json(ShowJSON.self).images.first)
@@ -131,7 +137,7 @@ import Testing
         #expect(try box.run("edit", "Rome", "--notes", "forum").status == 0)
         let again = try Library(directory: box.library, readOnly: true).context
             .query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'memory_search%'").compactMap { $0.first?.stringValue }
-        #expect(again.count == 6 && again.allSatisfy { $0.hasPrefix("memory_search_v2_") }, "\(again)")
+        #expect(again.count == 6 && again.allSatisfy { $0.hasPrefix("memory_search_v3_") }, "\(again)")
         // Deleting a memory leaves none of its rows in the index.
         #expect(try box.run("delete", "Rome", "--yes").status == 0)
         let after = try Library(directory: box.library, readOnly: true)
