@@ -87,7 +87,8 @@ let package = Package(
     targets: swiftDataTargets + [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "BlobStore", dependencies: ["CCrypto"]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "BlobStore", dependencies: ["CCrypto", "CCurl"]),
         .target(
             name: "CImaging",
             cSettings: [.unsafeFlags(["-I/usr/include/libpng16", "-I/usr/include/x86_64-linux-gnu", "-Wall", "-Wextra", "-Wno-unused-parameter"])],

@@ -17,7 +17,7 @@ public struct ImportOptions {
     /// A batch holds at most this many bytes of originals (a file over `maxFileSize` counts as
     /// nothing: it is refused unread), and always one file: two batches are in memory at once (one
     /// stored while the next is decoded), so this bounds the import's memory, not the photo count.
-    public var batchBytes: Int64 = 48 << 20
+    public var batchBytes: Int64 = 32 << 20
     /// What the decodes running at once may hold together (`DecodeBudget`): with the two batches
     /// of originals, this bounds the import's memory at any `jobs`.
     public var decodeBytes = 128 << 20

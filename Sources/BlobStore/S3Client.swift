@@ -1,0 +1,370 @@
+import CCurl
+import Foundation
+
+/// An object as an S3 listing or HEAD describes it.
+public struct S3Object: Sendable, Equatable {
+    /// The key below the location's prefix.
+    public var key: String
+    public var size: Int64
+    /// The ETag without quotes (for a single-part upload, the MD5 of the bytes).
+    public var etag: String
+    public var lastModified: Date?
+}
+
+/// Requests to an S3-compatible service (AWS S3, Ceph's RADOS Gateway, MinIO, Garage) over libcurl,
+/// signed with AWS Signature V4 by libcurl itself (`CURLOPT_AWS_SIGV4`, libcurl 7.75 and later).
+///
+/// Uploads and downloads stream (a file is never held in memory whole); a PUT of bytes whose
+/// SHA-256 is known sends it as `x-amz-content-sha256`, so the service refuses the upload if the
+/// bytes it received hash otherwise. Connections are reused (one libcurl handle per concurrent
+/// request, kept); 5xx answers, 429, and network errors are retried with exponential backoff; a
+/// transfer slower than 1 KB/s for `stallTimeout` seconds is abandoned.
+///
+/// ```swift
+/// let s3 = S3Client(location: try S3Location("s3://photos/journal", endpoint: "http://127.0.0.1:7480"),
+///                   credentials: try S3Credentials.resolve())
+/// try s3.put("a.txt", data: Data("hi".utf8))
+/// let back = try s3.get("a.txt")
+/// ```
+public final class S3Client: @unchecked Sendable {
+    public let location: S3Location
+    let credentials: S3Credentials
+    /// Seconds to wait for a connection.
+    public var connectTimeout = 10
+    /// Seconds a transfer may stall (under 1 KB/s) before it is abandoned.
+    public var stallTimeout = 30
+    /// Attempts after the first, for 5xx, 429 and network errors (backoff 0.2 s, doubling).
+    public var retries = 4
+    /// Objects a listing asks for per page (S3's maximum and default: 1,000).
+    public var pageSize = 1000
+    private var idle: [UnsafeMutableRawPointer] = []
+    private let lock = NSLock()
+
+    private static let setUp: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
+
+    public init(location: S3Location, credentials: S3Credentials) {
+        _ = S3Client.setUp
+        self.location = location
+        self.credentials = credentials
+    }
+
+    deinit { for handle in idle { curl_easy_cleanup(handle) } }
+
+    // MARK: Operations
+
+    /// Stores `data` under `key`. With `sha256`, the service checks the bytes against it.
+    public func put(_ key: String, data: Data, sha256: BlobDigest? = nil) throws {
+        _ = try request("PUT", location.url(for: key), body: .data(data), payloadHash: (sha256 ?? SHA256.digest(data)).hex,
+                        what: "PUT \(location.objectKey(key))")
+    }
+
+    /// Stores the file at `path` under `key`, streamed from disk.
+    public func put(_ key: String, file path: String, sha256: BlobDigest?) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw S3Error.network("cannot read \(path): \(String(cString: strerror(errno)))", request: "PUT \(key)") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw S3Error.network("cannot stat \(path)", request: "PUT \(key)") }
+        _ = try request("PUT", location.url(for: key), body: .file(fd, Int64(info.st_size)), payloadHash: sha256?.hex ?? "UNSIGNED-PAYLOAD",
+                        what: "PUT \(location.objectKey(key))")
+    }
+
+    /// The object's bytes.
+    public func get(_ key: String) throws -> Data {
+        try request("GET", location.url(for: key), what: "GET \(location.objectKey(key))").body
+    }
+
+    /// Streams the object into the open file `fd` (from its current offset). Returns the bytes written.
+    @discardableResult
+    public func get(_ key: String, into fd: Int32) throws -> Int64 {
+        try request("GET", location.url(for: key), output: fd, what: "GET \(location.objectKey(key))").written
+    }
+
+    /// The object's size, ETag and time, or nil if there is none.
+    public func head(_ key: String) throws -> S3Object? {
+        do {
+            let response = try request("HEAD", location.url(for: key), what: "HEAD \(location.objectKey(key))")
+            return S3Object(key: key, size: Int64(response.headers["content-length"] ?? "") ?? 0,
+                            etag: (response.headers["etag"] ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\"")),
+                            lastModified: response.headers["last-modified"].flatMap(S3Client.httpDate))
+        } catch let error as S3Error where error.status == 404 && error.code != "NoSuchBucket" {
+            return nil
+        }
+    }
+
+    /// Deletes the object (deleting one that is not there succeeds, as S3 does).
+    public func delete(_ key: String) throws {
+        _ = try request("DELETE", location.url(for: key), what: "DELETE \(location.objectKey(key))")
+    }
+
+    /// Every object under `prefix` (below the location's prefix), in key order, page by page
+    /// (ListObjectsV2, 1,000 a page).
+    public func list(prefix: String = "") throws -> [S3Object] {
+        var objects: [S3Object] = []
+        var token: String?
+        let fullPrefix = location.objectKey(prefix)
+        let strip = location.prefix.isEmpty ? 0 : location.prefix.count + 1
+        repeat {
+            // Parameters sorted by name, each encoded: the form SigV4 signs.
+            var query = [("list-type", "2"), ("max-keys", String(pageSize))]
+            if !fullPrefix.isEmpty { query.append(("prefix", fullPrefix)) }
+            if let token { query.append(("continuation-token", token)) }
+            let encoded = query.sorted { $0.0 < $1.0 }.map { "\($0.0)=\(S3Location.encode($0.1))" }.joined(separator: "&")
+            let response = try request("GET", location.bucketURL(query: encoded), what: "LIST \(fullPrefix)")
+            let page = S3ListingParser.parse(response.body)
+            objects += page.objects.map { object in
+                var object = object
+                object.key = String(object.key.dropFirst(strip))
+                return object
+            }
+            token = page.truncated ? page.nextToken : nil
+        } while token != nil
+        return objects
+    }
+
+    /// Creates the bucket (succeeds if this account already owns it).
+    public func createBucket() throws {
+        do {
+            _ = try request("PUT", location.bucketURL(), what: "CREATE BUCKET \(location.bucket)")
+        } catch let error as S3Error where error.code == "BucketAlreadyOwnedByYou" {
+            return
+        }
+    }
+
+    // MARK: Requests
+
+    enum Body {
+        case none
+        case data(Data)
+        case file(Int32, Int64)
+    }
+
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+        var written: Int64
+    }
+
+    /// One request, retried on 5xx, 429 and network errors. Throws `S3Error`.
+    func request(_ method: String, _ url: String, body: Body = .none, payloadHash: String? = nil, output: Int32 = -1,
+                 what: String) throws -> Response {
+        let handle = takeHandle()
+        defer { giveBack(handle) }
+        var attempt = 0
+        let start: off_t = output >= 0 ? lseek(output, 0, SEEK_CUR) : 0
+        while true {
+            let transfer = Transfer(body: body, output: output)
+            if case .file(let fd, _) = body { lseek(fd, 0, SEEK_SET) }
+            if output >= 0 { _ = lseek(output, start, SEEK_SET); _ = ftruncate(output, start) }
+            let hash: String
+            switch body {
+            case .none: hash = payloadHash ?? SHA256.digest(Data()).hex
+            default: hash = payloadHash ?? "UNSIGNED-PAYLOAD"
+            }
+            let outcome = perform(handle, method: method, url: url, body: body, payloadHash: hash, transfer: transfer)
+            let retryable: Bool
+            let failure: S3Error
+            switch outcome {
+            case .failure(let message, let transient):
+                retryable = transient
+                failure = .network(message, request: what)
+            case .success(let status):
+                if (200..<300).contains(status) {
+                    return Response(status: status, headers: transfer.headers, body: transfer.data, written: transfer.written)
+                }
+                let error = S3ListingParser.error(transfer.data)
+                retryable = status >= 500 || status == 429
+                failure = .service(status: status, code: error.code.isEmpty ? S3Client.defaultCode(status) : error.code,
+                                   message: error.message, request: what)
+            }
+            guard retryable && attempt < retries else { throw failure }
+            usleep(useconds_t(200_000 << attempt))
+            attempt += 1
+        }
+    }
+
+    enum Outcome {
+        case success(Int)
+        case failure(String, transient: Bool)
+    }
+
+    private func perform(_ handle: UnsafeMutableRawPointer, method: String, url: String, body: Body, payloadHash: String,
+                         transfer: Transfer) -> Outcome {
+        curl_easy_reset(handle)
+        var headers: UnsafeMutablePointer<curl_slist>?
+        var lines = ["x-amz-content-sha256: \(payloadHash)"]
+        if let token = credentials.sessionToken { lines.append("x-amz-security-token: \(token)") }
+        for line in lines { headers = curl_slist_append(headers, line) }
+        defer { curl_slist_free_all(headers) }
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        _ = ccurl_setopt_string(handle, CURLOPT_URL, url)
+        _ = ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, connectTimeout)
+        _ = ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1024)
+        _ = ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, stallTimeout)
+        _ = ccurl_setopt_string(handle, CURLOPT_AWS_SIGV4, "aws:amz:\(location.region):s3")
+        _ = ccurl_setopt_string(handle, CURLOPT_USERNAME, credentials.accessKey)
+        _ = ccurl_setopt_string(handle, CURLOPT_PASSWORD, credentials.secretKey)
+        _ = ccurl_setopt_list(handle, CURLOPT_HTTPHEADER, headers)
+        _ = ccurl_setopt_callback(handle, CURLOPT_WRITEFUNCTION, transferWrite)
+        _ = ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        _ = ccurl_setopt_callback(handle, CURLOPT_HEADERFUNCTION, transferHeader)
+        _ = ccurl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        switch method {
+        case "HEAD": _ = ccurl_setopt_long(handle, CURLOPT_NOBODY, 1)
+        case "GET": break
+        default: _ = ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method)
+        }
+        switch body {
+        case .none:
+            if method == "PUT" {
+                _ = ccurl_setopt_long(handle, CURLOPT_UPLOAD, 1)
+                _ = ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, 0)
+                _ = ccurl_setopt_callback(handle, CURLOPT_READFUNCTION, transferRead)
+                _ = ccurl_setopt_pointer(handle, CURLOPT_READDATA, context)
+            }
+        case .data(let data):
+            _ = ccurl_setopt_long(handle, CURLOPT_UPLOAD, 1)
+            _ = ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(data.count))
+            _ = ccurl_setopt_callback(handle, CURLOPT_READFUNCTION, transferRead)
+            _ = ccurl_setopt_pointer(handle, CURLOPT_READDATA, context)
+        case .file(_, let size):
+            _ = ccurl_setopt_long(handle, CURLOPT_UPLOAD, 1)
+            _ = ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(size))
+            _ = ccurl_setopt_callback(handle, CURLOPT_READFUNCTION, transferRead)
+            _ = ccurl_setopt_pointer(handle, CURLOPT_READDATA, context)
+        }
+        let code = curl_easy_perform(handle)
+        if let failure = transfer.failure { return .failure(failure, transient: false) }
+        guard code == CURLE_OK else {
+            let transient: Set<CURLcode> = [CURLE_COULDNT_CONNECT, CURLE_OPERATION_TIMEDOUT, CURLE_SEND_ERROR, CURLE_RECV_ERROR,
+                                            CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_COULDNT_RESOLVE_HOST]
+            let reason = String(cString: curl_easy_strerror(code))
+            let message = code == CURLE_OPERATION_TIMEDOUT
+                ? "the service stopped answering (\(reason); no data for \(stallTimeout) s or no connection in \(connectTimeout) s)"
+                : "no answer from \(location.endpoint) (\(reason))"
+            return .failure(message, transient: transient.contains(code))
+        }
+        var status = 0
+        _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return .success(status)
+    }
+
+    private func takeHandle() -> UnsafeMutableRawPointer {
+        lock.lock()
+        defer { lock.unlock() }
+        return idle.popLast() ?? curl_easy_init()!
+    }
+
+    private func giveBack(_ handle: UnsafeMutableRawPointer) {
+        lock.lock()
+        idle.append(handle)
+        lock.unlock()
+    }
+
+    static func defaultCode(_ status: Int) -> String {
+        switch status {
+        case 403: return "AccessDenied"
+        case 404: return "NotFound"
+        default: return "HTTP\(status)"
+        }
+    }
+
+    /// "Wed, 02 Dec 2026 04:53:17 GMT" (RFC 7231).
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text)
+    }
+}
+
+extension S3Error {
+    /// The HTTP status of a service error (0 for others).
+    var status: Int {
+        if case .service(let status, _, _, _) = self { return status }
+        return 0
+    }
+}
+
+/// One transfer's state, reached from libcurl's callbacks through their context pointer.
+final class Transfer {
+    let body: S3Client.Body
+    let output: Int32
+    var offset = 0
+    var data = Data()
+    var written: Int64 = 0
+    var headers: [String: String] = [:]
+    /// Set when a callback failed locally (reading the upload, writing the download).
+    var failure: String?
+
+    init(body: S3Client.Body, output: Int32) {
+        self.body = body
+        self.output = output
+    }
+}
+
+private let transferWrite: ccurl_data_callback = { buffer, size, count, context in
+    let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+    let length = size * count
+    guard let buffer, length > 0 else { return length }
+    if transfer.output < 0 {
+        transfer.data.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: length)
+        return length
+    }
+    var done = 0
+    while done < length {
+        let n = write(transfer.output, buffer + done, length - done)
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else {
+            transfer.failure = "cannot write the download: \(String(cString: strerror(errno)))"
+            return 0
+        }
+        done += n
+    }
+    transfer.written += Int64(length)
+    return length
+}
+
+private let transferRead: ccurl_data_callback = { buffer, size, count, context in
+    let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+    let room = size * count
+    guard let buffer else { return 0 }
+    switch transfer.body {
+    case .none:
+        return 0
+    case .data(let data):
+        let n = min(room, data.count - transfer.offset)
+        guard n > 0 else { return 0 }
+        data.withUnsafeBytes { raw in
+            UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress! + transfer.offset, byteCount: n)
+        }
+        transfer.offset += n
+        return n
+    case .file(let fd, _):
+        while true {
+            let n = read(fd, buffer, room)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                transfer.failure = "cannot read the upload: \(String(cString: strerror(errno)))"
+                return Int(CURL_READFUNC_ABORT)
+            }
+            return n
+        }
+    }
+}
+
+private let transferHeader: ccurl_data_callback = { buffer, size, count, context in
+    let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+    let length = size * count
+    guard let buffer else { return length }
+    let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
+    if line.hasPrefix("HTTP/") {
+        transfer.headers = [:]  // a new response (after 100 Continue, or a redirect)
+    } else if let colon = line.firstIndex(of: ":") {
+        transfer.headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    return length
+}
