@@ -122,6 +122,21 @@ public final class S3Client: @unchecked Sendable {
         return objects
     }
 
+    /// Copies an object inside the bucket, server side (the new object's time is now). Copying an
+    /// object onto itself refreshes its time.
+    public func copy(from source: String, to target: String) throws {
+        let path = "/" + location.bucket + "/" + location.objectKey(source).split(separator: "/", omittingEmptySubsequences: false)
+            .map { S3Location.encode(String($0)) }.joined(separator: "/")
+        var extra = ["x-amz-copy-source: \(path)"]
+        if source == target { extra.append("x-amz-metadata-directive: REPLACE") }
+        let response = try request("PUT", location.url(for: target), headers: extra, what: "COPY \(location.objectKey(source)) to \(location.objectKey(target))")
+        // A copy can fail after its 200 has been sent: the error is then in the body.
+        let error = S3ListingParser.error(response.body)
+        if !error.code.isEmpty {
+            throw S3Error.service(status: 200, code: error.code, message: error.message, request: "COPY \(location.objectKey(source))")
+        }
+    }
+
     /// Creates the bucket (succeeds if this account already owns it).
     public func createBucket() throws {
         do {
@@ -148,7 +163,7 @@ public final class S3Client: @unchecked Sendable {
 
     /// One request, retried on 5xx, 429 and network errors. Throws `S3Error`.
     func request(_ method: String, _ url: String, body: Body = .none, payloadHash: String? = nil, output: Int32 = -1,
-                 what: String) throws -> Response {
+                 headers extra: [String] = [], what: String) throws -> Response {
         let handle = takeHandle()
         defer { giveBack(handle) }
         var attempt = 0
@@ -162,7 +177,7 @@ public final class S3Client: @unchecked Sendable {
             case .none: hash = payloadHash ?? SHA256.digest(Data()).hex
             default: hash = payloadHash ?? "UNSIGNED-PAYLOAD"
             }
-            let outcome = perform(handle, method: method, url: url, body: body, payloadHash: hash, transfer: transfer)
+            let outcome = perform(handle, method: method, url: url, body: body, payloadHash: hash, headers: extra, transfer: transfer)
             let retryable: Bool
             let failure: S3Error
             switch outcome {
@@ -190,10 +205,10 @@ public final class S3Client: @unchecked Sendable {
     }
 
     private func perform(_ handle: UnsafeMutableRawPointer, method: String, url: String, body: Body, payloadHash: String,
-                         transfer: Transfer) -> Outcome {
+                         headers extra: [String], transfer: Transfer) -> Outcome {
         curl_easy_reset(handle)
         var headers: UnsafeMutablePointer<curl_slist>?
-        var lines = ["x-amz-content-sha256: \(payloadHash)"]
+        var lines = ["x-amz-content-sha256: \(payloadHash)"] + extra
         if let token = credentials.sessionToken { lines.append("x-amz-security-token: \(token)") }
         for line in lines { headers = curl_slist_append(headers, line) }
         defer { curl_slist_free_all(headers) }

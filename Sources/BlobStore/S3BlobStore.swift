@@ -1,0 +1,339 @@
+// S3BlobStore: the content-addressed store kept as objects in an S3 bucket, under the same rules
+// as the local BlobStore (its design notes (1)–(8), at the top of BlobStore.swift), mapped onto S3:
+//
+// Layout under the location's prefix: sha256/ab/abcdef… (as on disk), trash/abcdef… for removed
+// blobs, owner for the identity of the database that owns the store. See docs/storage-format.md.
+//
+// (1) A key only ever names complete content: an S3 PUT is atomic (an object appears only once all
+//     of it is stored), so there is no temp name.
+// (2) A key never changes content: a put first HEADs the key; an object of the right size whose
+//     ETag is the bytes' MD5 (what S3 gives an object uploaded in one part) is a duplicate hit and
+//     nothing is uploaded; one whose size or ETag differs is damaged and is replaced by the upload,
+//     as the local store replaces a damaged file (note 7). (A hit on an object older than half the grace period
+//     is copied onto itself, server side, so its time is fresh for the sweep's grace period, as the
+//     local store refreshes a duplicate's mtime.)
+// (3) Durable before `put` returns: the PUT carries the bytes' SHA-256 (`x-amz-content-sha256`) and
+//     the service refuses the upload unless what it stored hashes to it; its 200 is the confirmation.
+// (4) The caller commits the SQLite transaction that references a blob only after (3).
+// (5) Removing moves: a server-side copy to trash/<hex> (its time, the time of removal) and then
+//     the delete of the original; a sweep deletes trashed objects after the trash grace period, and
+//     first takes back every referenced one. A read of a missing blob looks in the trash.
+// (6) The lock is the library's local lock file, as for the local store: writers hold it shared
+//     from their first put until their commit, a sweep exclusive. (Two machines sharing one bucket
+//     through two libraries are not supported: the lock does not reach across them.)
+// (7) Nothing trusts a name: reads re-hash what they download; `verify` re-hashes every object.
+// (8) The owner object holds the identity of the database; sweeps compare before deciding.
+import Foundation
+
+/// A content-addressed blob store in an S3-compatible bucket, with the local store's guarantees.
+///
+/// ```swift
+/// let store = try S3BlobStore(client: s3, lockDirectory: supportFolder)
+/// let put = try store.put(data)
+/// let back = try store.read(put.digest)      // re-hashed
+/// ```
+public final class S3BlobStore: @unchecked Sendable {
+    public let client: S3Client
+    let lockPath: String
+
+    /// A store on `client`'s location, locked through `lockDirectory/lock` (a local folder).
+    public init(client: S3Client, lockDirectory: URL) throws {
+        self.client = client
+        try FileManager.default.createDirectory(at: lockDirectory, withIntermediateDirectories: true)
+        lockPath = lockDirectory.appendingPathComponent("lock").path
+    }
+
+    /// The key of a blob (below the location's prefix).
+    public static func key(for digest: BlobDigest) -> String { "sha256/\(digest.prefix)/\(digest.hex)" }
+    static func trashKey(for digest: BlobDigest) -> String { "trash/\(digest.hex)" }
+
+    /// The lock that writers hold shared from their first put until they commit (design note 6).
+    public func writeLock(timeout: TimeInterval = 600) throws -> FileLock {
+        try FileLock(path: lockPath, mode: .shared, timeout: timeout)
+    }
+
+    // MARK: Writing
+
+    /// Stores `data` (hashed here), unless an object of its size is there already.
+    @discardableResult
+    public func put(_ data: Data, digest known: BlobDigest? = nil, gracePeriod: TimeInterval = 3600) throws -> BlobStore.PutResult {
+        let digest = known ?? SHA256.digest(data)
+        if try isStored(digest, size: Int64(data.count), md5: MD5.hex(data), gracePeriod: gracePeriod) {
+            return BlobStore.PutResult(digest: digest, size: Int64(data.count), isNew: false)
+        }
+        try client.put(Self.key(for: digest), data: data, sha256: digest)
+        return BlobStore.PutResult(digest: digest, size: Int64(data.count), isNew: true)
+    }
+
+    /// Stores the file at `url`, streamed (hashed in one pass over it first, then uploaded with the digest).
+    @discardableResult
+    public func put(contentsOf url: URL, gracePeriod: TimeInterval = 3600) throws -> BlobStore.PutResult {
+        let (digest, size, md5) = try Self.hash(file: url.path)
+        if try isStored(digest, size: size, md5: md5, gracePeriod: gracePeriod) {
+            return BlobStore.PutResult(digest: digest, size: size, isNew: false)
+        }
+        try client.put(Self.key(for: digest), file: url.path, sha256: digest)
+        return BlobStore.PutResult(digest: digest, size: size, isNew: true)
+    }
+
+    /// A duplicate hit (design note 2): the object exists with this size and, when its ETag is a
+    /// single part's, with this MD5. Anything else is damaged and is replaced; an old hit has its
+    /// time refreshed.
+    private func isStored(_ digest: BlobDigest, size: Int64, md5: String, gracePeriod: TimeInterval) throws -> Bool {
+        let key = Self.key(for: digest)
+        guard let object = try client.head(key), object.size == size else { return false }
+        if !object.etag.contains("-") && object.etag.lowercased() != md5 { return false }
+        if let time = object.lastModified, Date().timeIntervalSince(time) > gracePeriod / 2 {
+            try client.copy(from: key, to: key)
+        }
+        return true
+    }
+
+    // MARK: Reading
+
+    /// Whether the blob is stored (not counting the trash).
+    public func contains(_ digest: BlobDigest) throws -> Bool { try client.head(Self.key(for: digest)) != nil }
+
+    /// The blob's bytes, re-hashed; from the trash if it is only there. Throws
+    /// `BlobStoreError.missing` or `.corrupt`.
+    public func read(_ digest: BlobDigest) throws -> Data {
+        let data: Data
+        do {
+            data = try client.get(Self.key(for: digest))
+        } catch let error as S3Error where error.status == 404 && error.code != "NoSuchBucket" {
+            guard let trashed = try? client.get(Self.trashKey(for: digest)) else { throw BlobStoreError.missing(digest) }
+            data = trashed
+        }
+        let actual = SHA256.digest(data)
+        guard actual == digest else { throw BlobStoreError.corrupt(digest, actual: actual) }
+        return data
+    }
+
+    /// Copies the blob to `destination`, streamed; the file appears under its name only when
+    /// what arrived hashes to the digest.
+    public func export(_ digest: BlobDigest, to destination: URL) throws {
+        let partial = destination.path + ".part-\(getpid())"
+        let fd = open(partial, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw BlobStoreError.io(path: partial, operation: "create", errno: errno) }
+        var published = false
+        defer {
+            close(fd)
+            if !published { unlink(partial) }
+        }
+        do {
+            try client.get(Self.key(for: digest), into: fd)
+        } catch let error as S3Error where error.status == 404 && error.code != "NoSuchBucket" {
+            throw BlobStoreError.missing(digest)
+        }
+        let actual = try Self.hash(file: partial).digest
+        guard actual == digest else { throw BlobStoreError.corrupt(digest, actual: actual) }
+        guard fsync(fd) == 0, rename(partial, destination.path) == 0 else {
+            throw BlobStoreError.io(path: destination.path, operation: "publish", errno: errno)
+        }
+        published = true
+    }
+
+    // MARK: Removing
+
+    /// Moves a blob to the trash (design note 5): a server-side copy, then the delete.
+    public func moveToTrash(_ digest: BlobDigest) throws {
+        let key = Self.key(for: digest)
+        do {
+            try client.copy(from: key, to: Self.trashKey(for: digest))
+        } catch let error as S3Error where error.status == 404 && error.code != "NoSuchBucket" {
+            return  // not there: nothing to move
+        }
+        try client.delete(key)
+    }
+
+    /// Takes a blob back from the trash; false when the trash does not hold it.
+    @discardableResult
+    public func restoreFromTrash(_ digest: BlobDigest) throws -> Bool {
+        let trashed = Self.trashKey(for: digest)
+        guard try client.head(trashed) != nil else { return false }
+        if try client.head(Self.key(for: digest)) == nil { try client.copy(from: trashed, to: Self.key(for: digest)) }
+        try client.delete(trashed)
+        return true
+    }
+
+    /// Garbage collection with the local store's three steps and rules (`BlobStore.sweep`), under
+    /// the exclusive lock: referenced blobs back from the trash; unreferenced ones older than
+    /// `gracePeriod` to the trash; trashed ones older than `trashGracePeriod` (or all, with
+    /// `pruneNow`) deleted. `referenced` must throw rather than return a set it is unsure of.
+    public func sweep(gracePeriod: TimeInterval = 3600, trashGracePeriod: TimeInterval = 7 * 86400, pruneNow: Bool = false,
+                      dryRun: Bool = false, lockTimeout: TimeInterval = 600,
+                      referenced: () throws -> Set<BlobDigest>) throws -> BlobStore.SweepReport {
+        let lock = try FileLock(path: lockPath, mode: .exclusive, timeout: lockTimeout)
+        defer { lock.unlock() }
+        let keep = try referenced()
+        let now = Date()
+        var report = BlobStore.SweepReport(dryRun: dryRun)
+        var trashed: [(BlobDigest, S3Object)] = []
+        for object in try client.list(prefix: "trash/") {
+            guard let digest = BlobDigest(exactHex: object.key.dropFirst("trash/".count)) else { continue }
+            if keep.contains(digest) {
+                report.restoredBlobs += 1
+                if !dryRun { try restoreFromTrash(digest) }
+            } else {
+                trashed.append((digest, object))
+            }
+        }
+        var moved: [BlobDigest] = []
+        for object in try client.list(prefix: "sha256/") {
+            // Stray keys (not a blob name in its folder) are reported by verify, never removed.
+            guard let digest = BlobDigest(exactHex: object.key.split(separator: "/").last ?? ""),
+                  object.key == Self.key(for: digest), !keep.contains(digest) else { continue }
+            guard let time = object.lastModified, now.timeIntervalSince(time) > gracePeriod else {
+                report.keptYoung += 1
+                continue
+            }
+            report.orphanBlobs += 1
+            report.orphanBytes += object.size
+            moved.append(digest)
+        }
+        if !dryRun { for digest in moved { try moveToTrash(digest) } }
+        report.orphans = moved.sorted()
+        var left = BlobStore.TrashSummary()
+        for (digest, object) in trashed {
+            let old = object.lastModified.map { now.timeIntervalSince($0) > trashGracePeriod } ?? false
+            if pruneNow || old {
+                report.prunedBlobs += 1
+                report.bytesFreed += object.size
+                if !dryRun { try client.delete(Self.trashKey(for: digest)) }
+            } else {
+                left.count += 1
+                left.bytes += object.size
+            }
+        }
+        report.trash = dryRun ? left : try trashSummary()
+        return report
+    }
+
+    /// What the trash holds.
+    public func trashSummary() throws -> BlobStore.TrashSummary {
+        var summary = BlobStore.TrashSummary()
+        for object in try client.list(prefix: "trash/") {
+            summary.count += 1
+            summary.bytes += object.size
+        }
+        return summary
+    }
+
+    // MARK: Verifying
+
+    /// Lists every object and re-hashes them on `jobs` threads (with `quick`, checks sizes only:
+    /// nothing is downloaded), and reports what `expected` names but the bucket lacks.
+    public func verify(expected: (() throws -> Set<BlobDigest>)? = nil, jobs: Int = 4, quick: Bool = false,
+                       progress: ((Int, Int, Int64) -> Void)? = nil) throws -> BlobStore.VerifyReport {
+        var report = BlobStore.VerifyReport()
+        let lock = try FileLock(path: lockPath, mode: .shared)
+        let wanted = try expected?()
+        let objects = try client.list(prefix: "sha256/")
+        let trash = try client.list(prefix: "trash/")
+        lock.unlock()
+        var blobs: [(BlobDigest, S3Object)] = []
+        for object in objects {
+            if let digest = BlobDigest(exactHex: object.key.split(separator: "/").last ?? ""), object.key == Self.key(for: digest) {
+                blobs.append((digest, object))
+            } else {
+                report.stray.append(object.key)
+            }
+        }
+        let present = Set(blobs.map(\.0))
+        if let wanted {
+            report.missing = wanted.subtracting(present).sorted()
+            report.unexpected = present.subtracting(wanted).sorted()
+            let trashed = Set(trash.compactMap { BlobDigest(exactHex: $0.key.dropFirst("trash/".count)) })
+            report.inTrash = report.missing.filter(trashed.contains)
+        }
+        report.trash = BlobStore.TrashSummary(count: trash.count, bytes: trash.reduce(0) { $0 + $1.size })
+        guard !quick else {
+            report.checked = blobs.count
+            return report
+        }
+        let lockResults = NSLock()
+        var corrupt: [BlobDigest] = []
+        var done = 0
+        var bytes: Int64 = 0
+        var failure: Error?
+        let next = AtomicIndex()
+        DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, blobs.count))) { _ in
+            while let i = next.take(below: blobs.count) {
+                let (digest, object) = blobs[i]
+                do {
+                    let data = try client.get(object.key)
+                    let ok = SHA256.digest(data) == digest
+                    lockResults.lock()
+                    if !ok { corrupt.append(digest) }
+                    done += 1
+                    bytes += Int64(data.count)
+                    let (d, b) = (done, bytes)
+                    lockResults.unlock()
+                    progress?(d, blobs.count, b)
+                } catch {
+                    lockResults.lock()
+                    failure = failure ?? error
+                    lockResults.unlock()
+                    return
+                }
+            }
+        }
+        if let failure { throw failure }
+        report.checked = done
+        report.bytesChecked = bytes
+        report.corrupt = corrupt.sorted()
+        return report
+    }
+
+    // MARK: Owner
+
+    /// The identity in the owner object, nil when there is none.
+    public func owner() throws -> String? {
+        do {
+            let text = String(decoding: try client.get("owner"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            return text.isEmpty ? nil : text
+        } catch let error as S3Error where error.status == 404 && error.code != "NoSuchBucket" {
+            return nil
+        }
+    }
+
+    /// Records `identity` as the owner.
+    public func setOwner(_ identity: String) throws { try client.put("owner", data: Data((identity + "\n").utf8)) }
+
+    // MARK: Helpers
+
+    /// The SHA-256, size and MD5 of a file, read once.
+    static func hash(file path: String) throws -> (digest: BlobDigest, size: Int64, md5: String) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw BlobStoreError.io(path: path, operation: "open", errno: errno) }
+        defer { close(fd) }
+        let hasher = SHA256(), md5 = MD5()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var size: Int64 = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw BlobStoreError.io(path: path, operation: "read", errno: errno) }
+            if n == 0 { break }
+            buffer.withUnsafeBytes {
+                hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n]))
+                md5.update(UnsafeRawBufferPointer(rebasing: $0[0..<n]))
+            }
+            size += Int64(n)
+        }
+        return (hasher.finish(), size, md5.finish())
+    }
+}
+
+/// Hands out indexes to worker threads.
+final class AtomicIndex: @unchecked Sendable {
+    private var value = 0
+    private let lock = NSLock()
+    func take(below limit: Int) -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard value < limit else { return nil }
+        value += 1
+        return value - 1
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+@testable import BlobStore
+
+/// The S3 store keeps the local store's rules, against a real service (see S3ClientTests).
+@Suite(.enabled(if: s3Endpoint != nil, "needs S3_TEST_ENDPOINT (scripts/s3-test-cluster.sh start)"))
+struct S3BlobStoreTests {
+    final class Fixture {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("s3store-\(UUID().uuidString)")
+        let s3: S3Client
+        let store: S3BlobStore
+        init() throws {
+            s3 = try freshS3()
+            store = try S3BlobStore(client: s3, lockDirectory: folder)
+        }
+        deinit { try? FileManager.default.removeItem(at: folder) }
+
+        func file(_ name: String, _ data: Data) throws -> URL {
+            let url = folder.appendingPathComponent(name)
+            try data.write(to: url)
+            return url
+        }
+    }
+
+    @Test func aBlobIsStoredOnceUnderItsDigestAndReadBackReHashed() throws {
+        let f = try Fixture()
+        let data = Data("IMG_0001.JPG, as bytes".utf8)
+        let first = try f.store.put(data)
+        #expect(first.isNew && first.digest == SHA256.digest(data))
+        #expect(try f.store.put(data).isNew == false, "a duplicate hit uploads nothing")
+        let fromFile = try f.store.put(contentsOf: f.file("copy.jpg", data))
+        #expect(fromFile.digest == first.digest && !fromFile.isNew)
+        #expect(try f.s3.list().map(\.key) == [S3BlobStore.key(for: first.digest)])
+        #expect(try f.store.read(first.digest) == data)
+        let out = f.folder.appendingPathComponent("exported.jpg")
+        try f.store.export(first.digest, to: out)
+        #expect(try Data(contentsOf: out) == data)
+        #expect(try f.store.contains(first.digest))
+    }
+
+    @Test func anObjectChangedBehindTheStoresBackIsNamedAndRepairedByAPutOfTheRightBytes() throws {
+        let f = try Fixture()
+        let data = Data("the original photo".utf8)
+        let digest = try f.store.put(data).digest
+        let key = S3BlobStore.key(for: digest)
+        // Overwritten with other bytes of the same length: reads refuse it, verify names it.
+        try f.s3.put(key, data: Data("THE ORIGINAL PHOTO".utf8))
+        #expect(throws: BlobStoreError.self) { try f.store.read(digest) }
+        let out = f.folder.appendingPathComponent("x.jpg")
+        #expect(throws: BlobStoreError.self) { try f.store.export(digest, to: out) }
+        #expect(!FileManager.default.fileExists(atPath: out.path), "nothing published under the name")
+        let report = try f.store.verify(expected: { [digest] })
+        #expect(report.corrupt == [digest] && !report.isHealthy)
+        // A put of the right bytes sees the ETag differ and uploads them again.
+        #expect(try f.store.put(data).isNew)
+        #expect(try f.store.read(digest) == data)
+        #expect(try f.store.verify(expected: { [digest] }).isHealthy)
+        // Deleted behind its back: verify names it missing; a read says missing.
+        try f.s3.delete(key)
+        #expect(try f.store.verify(expected: { [digest] }).missing == [digest])
+        #expect(throws: BlobStoreError.missing(digest)) { try f.store.read(digest) }
+    }
+
+    @Test func sweepTrashesOnlyUnreferencedOldBlobsRestoresReferencedOnesAndPrunesLater() throws {
+        let f = try Fixture()
+        let kept = try f.store.put(Data("kept".utf8)).digest
+        let orphan = try f.store.put(Data("orphan".utf8)).digest
+        // Young orphans are kept (a writer may be about to commit its reference).
+        let young = try f.store.sweep(gracePeriod: 3600) { [kept] }
+        #expect(young.keptYoung == 1 && young.orphanBlobs == 0)
+        // Past the grace period: to the trash, not deleted; the dry run changes nothing.
+        let dry = try f.store.sweep(gracePeriod: -1, dryRun: true) { [kept] }
+        #expect(dry.orphans == [orphan] && dry.dryRun)
+        #expect(try f.store.contains(orphan))
+        let swept = try f.store.sweep(gracePeriod: -1) { [kept] }
+        #expect(swept.orphans == [orphan] && swept.trash.count == 1)
+        #expect(try !f.store.contains(orphan) && f.store.contains(kept))
+        #expect(try f.store.read(orphan) == Data("orphan".utf8), "a read finds a trashed blob")
+        // Referenced again (a restored database): back from the trash.
+        let back = try f.store.sweep(gracePeriod: -1) { [kept, orphan] }
+        #expect(back.restoredBlobs == 1 && back.trash.count == 0)
+        #expect(try f.store.contains(orphan))
+        // Unreferenced again, then pruned: gone for good only past the trash's grace period.
+        _ = try f.store.sweep(gracePeriod: -1) { [kept] }
+        let notYet = try f.store.sweep(gracePeriod: -1) { [kept] }
+        #expect(notYet.prunedBlobs == 0 && notYet.trash.count == 1)
+        let pruned = try f.store.sweep(gracePeriod: -1, pruneNow: true) { [kept] }
+        #expect(pruned.prunedBlobs == 1 && pruned.trash.count == 0)
+        #expect(throws: BlobStoreError.missing(orphan)) { try f.store.read(orphan) }
+        #expect(try f.store.read(kept) == Data("kept".utf8))
+        // A referenced-set computation that fails stops the sweep before anything moves.
+        struct Unsure: Error {}
+        #expect(throws: Unsure.self) { try f.store.sweep(gracePeriod: -1) { throw Unsure() } }
+        #expect(try f.store.contains(kept))
+    }
+
+    @Test func verifyReHashesInParallelOrChecksSizesOnlyAndReportsStrays() throws {
+        let f = try Fixture()
+        var digests = Set<BlobDigest>()
+        for i in 0..<12 { digests.insert(try f.store.put(Data("photo \(i)".utf8)).digest) }
+        try f.s3.put("sha256/zz/not-a-blob", data: Data("stray".utf8))
+        var progress = 0
+        let full = try f.store.verify(expected: { digests }, jobs: 4) { done, _, _ in progress = max(progress, done) }
+        #expect(full.checked == 12 && full.isHealthy && full.stray == ["sha256/zz/not-a-blob"] && progress == 12)
+        let quick = try f.store.verify(expected: { digests }, quick: true)
+        #expect(quick.checked == 12 && quick.bytesChecked == 0 && quick.isHealthy)
+        #expect(try f.store.owner() == nil)
+        try f.store.setOwner("library-1234")
+        #expect(try f.store.owner() == "library-1234")
+    }
+}
