@@ -117,6 +117,7 @@ let package = Package(
             name: "osd-bench", dependencies: ["OpenSwiftData", "CSQLite"], path: "Benchmarks/osd-bench"),
         .target(name: "UIKit", path: "Tests/UIKitStandIn"),
         .executableTarget(name: "blob-bench", dependencies: ["BlobStore"], path: "Benchmarks/blob-bench"),
+        .executableTarget(name: "s3-bench", dependencies: ["BlobStore"], path: "Benchmarks/s3-bench"),
         .executableTarget(name: "thumb-bench", dependencies: ["Imaging"], path: "Benchmarks/thumb-bench"),
         .executableTarget(name: "scale-gen", dependencies: ["MemoriesKit", "BlobStore", "OpenSwiftData"], path: "Benchmarks/scale-gen"),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
