@@ -82,20 +82,7 @@ for rep in 0..<5 {
     put2.append(try timed {
         let store = try BlobStore(root: storeRoot2)
         let batch = BlobBatch(store: store)
-        let next = NSLock()
-        var index = 0
-        var failure: Error?
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            while true {
-                next.lock()
-                let i = index
-                index += 1
-                next.unlock()
-                guard i < files.count else { return }
-                do { _ = try batch.put(contentsOf: files[i]) } catch { next.lock(); failure = error; next.unlock() }
-            }
-        }
-        if let failure { throw failure }
+        try concurrentForEach(files.count, jobs: 2) { i in _ = try batch.put(contentsOf: files[i]) }
         try batch.commit()
     })
     let copySynced = scratch.appendingPathComponent("copy-synced\(rep)")

@@ -42,20 +42,7 @@ for rep in 0..<reps {
     let tag = "\(getpid())-\(rep)"
     let store = try S3BlobStore(client: try bucket("bench-ours-\(tag)"), lockDirectory: lockFolder)
     var start = now()
-    let next = NSLock()
-    var index = 0
-    var failure: Error?
-    DispatchQueue.concurrentPerform(iterations: jobs) { _ in
-        while true {
-            next.lock()
-            let i = index
-            index += 1
-            next.unlock()
-            guard i < files.count else { return }
-            do { try store.put(contentsOf: files[i]) } catch { next.lock(); failure = error; next.unlock() }
-        }
-    }
-    if let failure { print("S3BlobStore failed: \(failure)"); exit(1) }
+    try concurrentForEach(files.count, jobs: jobs) { i in try store.put(contentsOf: files[i]) }
     ours.append(now() - start)
     _ = try bucket("bench-aws-\(tag)")
     start = now()

@@ -255,30 +255,18 @@ public final class S3BlobStore: @unchecked Sendable {
         var corrupt: [BlobDigest] = []
         var done = 0
         var bytes: Int64 = 0
-        var failure: Error?
-        let next = AtomicIndex()
-        DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, blobs.count))) { _ in
-            while let i = next.take(below: blobs.count) {
-                let (digest, object) = blobs[i]
-                do {
-                    let data = try client.get(object.key)
-                    let ok = SHA256.digest(data) == digest
-                    lockResults.lock()
-                    if !ok { corrupt.append(digest) }
-                    done += 1
-                    bytes += Int64(data.count)
-                    let (d, b) = (done, bytes)
-                    lockResults.unlock()
-                    progress?(d, blobs.count, b)
-                } catch {
-                    lockResults.lock()
-                    failure = failure ?? error
-                    lockResults.unlock()
-                    return
-                }
-            }
+        try concurrentForEach(blobs.count, jobs: jobs) { i in
+            let (digest, object) = blobs[i]
+            let data = try client.get(object.key)
+            let ok = SHA256.digest(data) == digest
+            lockResults.lock()
+            if !ok { corrupt.append(digest) }
+            done += 1
+            bytes += Int64(data.count)
+            let (d, b) = (done, bytes)
+            lockResults.unlock()
+            progress?(d, blobs.count, b)
         }
-        if let failure { throw failure }
         report.checked = done
         report.bytesChecked = bytes
         report.corrupt = corrupt.sorted()
@@ -322,18 +310,5 @@ public final class S3BlobStore: @unchecked Sendable {
             size += Int64(n)
         }
         return (hasher.finish(), size, md5.finish())
-    }
-}
-
-/// Hands out indexes to worker threads.
-final class AtomicIndex: @unchecked Sendable {
-    private var value = 0
-    private let lock = NSLock()
-    func take(below limit: Int) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard value < limit else { return nil }
-        value += 1
-        return value - 1
     }
 }
