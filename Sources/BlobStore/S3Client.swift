@@ -98,15 +98,15 @@ public final class S3Client: @unchecked Sendable {
     }
 
     /// Every object under `prefix` (below the location's prefix), in key order, page by page
-    /// (ListObjectsV2, 1,000 a page).
-    public func list(prefix: String = "") throws -> [S3Object] {
+    /// (ListObjectsV2, 1,000 a page); with `limit`, the first that many.
+    public func list(prefix: String = "", limit: Int? = nil) throws -> [S3Object] {
         var objects: [S3Object] = []
         var token: String?
         let fullPrefix = location.objectKey(prefix)
         let strip = location.prefix.isEmpty ? 0 : location.prefix.count + 1
         repeat {
             // Parameters sorted by name, each encoded: the form SigV4 signs.
-            var query = [("list-type", "2"), ("max-keys", String(pageSize))]
+            var query = [("list-type", "2"), ("max-keys", String(min(pageSize, limit ?? pageSize)))]
             if !fullPrefix.isEmpty { query.append(("prefix", fullPrefix)) }
             if let token { query.append(("continuation-token", token)) }
             let encoded = query.sorted { $0.0 < $1.0 }.map { "\($0.0)=\(S3Location.encode($0.1))" }.joined(separator: "&")
@@ -118,6 +118,7 @@ public final class S3Client: @unchecked Sendable {
                 return object
             }
             token = page.truncated ? page.nextToken : nil
+            if let limit, objects.count >= limit { return Array(objects.prefix(limit)) }
         } while token != nil
         return objects
     }

@@ -2,41 +2,40 @@ import BlobStore
 import Foundation
 
 /// Where a container keeps `@Attribute(.externalStorage)` values: a BlobStore next to the store
-/// file (`.NAME_SUPPORT/`, as SwiftData keeps `.default_SUPPORT`), or memory for in-memory stores.
+/// file (`.NAME_SUPPORT/`, as SwiftData keeps `.default_SUPPORT`), the configuration's
+/// `blobBackend` (an S3 bucket, say) when it names one, or memory for in-memory stores.
 final class ExternalStorage: @unchecked Sendable {
-    let blobs: BlobStore?
+    let backend: (any BlobBackend)?
     private var memory: [BlobDigest: Data] = [:]
     private let lock = NSLock()
 
-    init(storeURL: URL?, readOnly: Bool = false) throws {
-        if let storeURL {
+    init(storeURL: URL?, readOnly: Bool = false, backend: (any BlobBackend)? = nil) throws {
+        if let backend {
+            self.backend = backend
+        } else if let storeURL {
             let name = storeURL.deletingPathExtension().lastPathComponent
-            blobs = try BlobStore(root: storeURL.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT"), readOnly: readOnly)
+            self.backend = try BlobStore(root: storeURL.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT"), readOnly: readOnly)
         } else {
-            blobs = nil
+            self.backend = nil
         }
     }
+
+    /// The local blob folder, when that is where the values are.
+    var blobs: BlobStore? { backend as? BlobStore }
 
     /// A write session: puts are durable at `commit()`, and the write lock is held until `finish()`.
     final class Writer {
         let storage: ExternalStorage
-        let batch: BlobBatch?
-        let lock: FileLock?
+        let writer: (any BlobWriter)?
         var memory: [BlobDigest: Data] = [:]
 
         init(_ storage: ExternalStorage) throws {
             self.storage = storage
-            if let blobs = storage.blobs {
-                lock = try blobs.writeLock()
-                batch = BlobBatch(store: blobs)
-            } else {
-                lock = nil
-                batch = nil
-            }
+            writer = try storage.backend?.makeWriter()
         }
 
         func put(_ data: Data) throws -> BlobDigest {
-            if let batch { return try batch.put(data).digest }
+            if let writer { return try writer.put(data) }
             let digest = SHA256.digest(data)
             memory[digest] = data
             return digest
@@ -44,8 +43,8 @@ final class ExternalStorage: @unchecked Sendable {
 
         /// Makes every put durable (before the SQLite commit that references them).
         func commit() throws {
-            try batch?.commit()
-            if let repaired = batch?.repaired, !repaired.isEmpty {
+            try writer?.commit()
+            if let repaired = writer?.repaired, !repaired.isEmpty {
                 storage.lock.lock()
                 storage.repaired += repaired
                 storage.lock.unlock()
@@ -58,7 +57,7 @@ final class ExternalStorage: @unchecked Sendable {
         }
 
         /// Releases the write lock (after the SQLite commit).
-        func finish() { lock?.unlock() }
+        func finish() { writer?.finish() }
     }
 
     /// Stored blobs found damaged by a save that wrote the same bytes, and rewritten from them.
@@ -71,7 +70,7 @@ final class ExternalStorage: @unchecked Sendable {
         lock.lock()
         readCount += 1
         lock.unlock()
-        if let blobs { return try blobs.read(digest, verify: true) }
+        if let backend { return try backend.readVerified(digest) }
         lock.lock()
         defer { lock.unlock() }
         guard let data = memory[digest] else { throw BlobStoreError.missing(digest) }
@@ -83,8 +82,8 @@ final class ExternalStorage: @unchecked Sendable {
     /// collection) if the lock is not free within a few seconds.
     func removeUnreferenced(_ candidates: Set<BlobDigest>, isReferenced: (BlobDigest) throws -> Bool) {
         guard !candidates.isEmpty else { return }
-        if let blobs {
-            _ = try? blobs.remove(candidates, lockTimeout: 5) { try isReferenced($0) }
+        if let backend {
+            _ = try? backend.remove(candidates, lockTimeout: 5) { try isReferenced($0) }
         } else {
             lock.lock()
             defer { lock.unlock() }

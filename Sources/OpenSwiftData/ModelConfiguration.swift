@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 /// Where and how a container stores its models.
@@ -19,6 +20,10 @@ public struct ModelConfiguration: Sendable {
     /// cannot be written can still be read.
     public var allowsSave: Bool
     public var uniquenessPolicy: UniquenessPolicy = .upsert
+    /// Where `@Attribute(.externalStorage)` values go (not in SwiftData): nil for the folder next
+    /// to the store (`.NAME_SUPPORT/`), or another `BlobBackend`, such as an `S3BlobStore` to keep
+    /// them in an S3 bucket. The store's identity is recorded in it as in the folder.
+    public var blobBackend: (any BlobBackend)?
 
     /// The default store: `default.store` in the current directory, or `$OPENSWIFTDATA_STORE_DIR`.
     public static var defaultDirectory: URL {

@@ -62,10 +62,12 @@ public final class ModelContainer: @unchecked Sendable {
             storePath = configuration.url.path
         }
         anchor = try Connection(path: storePath, readOnly: readOnly)
-        external = schema.hasExternalStorage ? try ExternalStorage(storeURL: inMemory ? nil : configuration.url, readOnly: readOnly) : nil
+        external = schema.hasExternalStorage
+            ? try ExternalStorage(storeURL: inMemory ? nil : configuration.url, readOnly: readOnly, backend: configuration.blobBackend) : nil
         let record = StoreRecord(connection: anchor)
         let description = SchemaDescription(schema)
-        let migrator = Migrator(connection: anchor, storePath: storePath, storeURL: inMemory ? nil : configuration.url)
+        let migrator = Migrator(connection: anchor, storePath: storePath, storeURL: inMemory ? nil : configuration.url,
+                                blobBackend: configuration.blobBackend)
         let wasEmpty = try migrator.isEmptyStore()
         let newer = try record.newerThan(description, storedVersion: migrator.storedVersion())
         if readOnly || newer != nil {
@@ -81,21 +83,21 @@ public final class ModelContainer: @unchecked Sendable {
         } else {
             writeRefusal = nil
         }
-        if !inMemory { identityProblem = try Self.checkIdentity(record, external?.blobs, wasEmpty: wasEmpty, writable: writeRefusal == nil) }
+        if !inMemory { identityProblem = try Self.checkIdentity(record, external?.backend, wasEmpty: wasEmpty, writable: writeRefusal == nil) }
     }
 
     /// Compares the store's identity with its blob folder's owner, recording both when neither
     /// has one yet (and when the folder has none: a store made before identities). The owner is
     /// read first: the store's identity is committed before the owner is written, so a process
     /// that sees the owner also sees the identity.
-    static func checkIdentity(_ record: StoreRecord, _ blobs: BlobStore?, wasEmpty: Bool, writable: Bool) throws -> ModelError? {
+    static func checkIdentity(_ record: StoreRecord, _ blobs: (any BlobBackend)?, wasEmpty: Bool, writable: Bool) throws -> ModelError? {
         guard let blobs else {
             if writable { _ = try record.ensureIdentifier() }
             return nil
         }
         let owner = try blobs.owner()
         let identity = try record.identifier()
-        let store = record.connection.path, folder = blobs.root.path
+        let store = record.connection.path, folder = blobs.locationDescription
         switch (identity, owner) {
         case let (identity?, owner?):
             return identity == owner ? nil
@@ -117,7 +119,7 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     /// A container on an existing store path with no migration (for a migration stage's contexts).
-    init(schema: Schema, storePath: String) throws {
+    init(schema: Schema, storePath: String, backend: (any BlobBackend)? = nil) throws {
         self.schema = schema
         let configuration = ModelConfiguration(schema: schema, isStoredInMemoryOnly: storePath.hasPrefix("file:"))
         self.configuration = configuration
@@ -125,11 +127,15 @@ public final class ModelContainer: @unchecked Sendable {
         self.storePath = storePath
         anchor = try Connection(path: storePath)
         external = schema.hasExternalStorage && !storePath.hasPrefix("file:")
-            ? try ExternalStorage(storeURL: URL(fileURLWithPath: storePath)) : nil
+            ? try ExternalStorage(storeURL: URL(fileURLWithPath: storePath), backend: backend) : nil
     }
 
-    /// The blob store holding external-storage values (nil for in-memory stores or schemas without any).
+    /// The blob store holding external-storage values (nil for in-memory stores, schemas without
+    /// any, or a configuration whose `blobBackend` is not a local folder: see `blobBackend`).
     public var blobStore: BlobStore? { external?.blobs }
+
+    /// Where external-storage values are kept: the local folder or the configuration's backend.
+    public var blobBackend: (any BlobBackend)? { external?.backend }
 
     /// Every blob digest the store references, for deciding what in the blob folder is unused.
     ///
@@ -159,11 +165,11 @@ public final class ModelContainer: @unchecked Sendable {
     /// since the container opened it).
     func checkIdentityNow(_ connection: Connection) throws {
         if let identityProblem { throw identityProblem }
-        guard let blobs = blobStore else { return }
+        guard let blobs = blobBackend else { return }
         let owner = try blobs.owner()
         let identity = try StoreRecord(connection: connection).identifier()
         if let owner, owner != identity {
-            throw ModelError.storeIdentityMismatch(store: storePath, blobFolder: blobs.root.path,
+            throw ModelError.storeIdentityMismatch(store: storePath, blobFolder: blobs.locationDescription,
                                                    reason: "the store is \(identity ?? "without identity") but the folder belongs to \(owner)")
         }
     }
@@ -174,7 +180,7 @@ public final class ModelContainer: @unchecked Sendable {
     public func collectGarbage(gracePeriod: TimeInterval = 3600, trashGracePeriod: TimeInterval = 7 * 86400,
                                pruneNow: Bool = false, dryRun: Bool = false) throws -> BlobStore.SweepReport {
         if let writeRefusal { throw writeRefusal }
-        guard let blobs = blobStore else { return BlobStore.SweepReport(dryRun: dryRun) }
+        guard let blobs = blobBackend else { return BlobStore.SweepReport(dryRun: dryRun) }
         return try blobs.sweep(gracePeriod: gracePeriod, trashGracePeriod: trashGracePeriod, pruneNow: pruneNow, dryRun: dryRun) {
             try referencedBlobDigests()
         }
@@ -182,7 +188,7 @@ public final class ModelContainer: @unchecked Sendable {
 
     /// Re-hashes every blob and checks that every referenced one is present and intact.
     public func verifyExternalStorage(progress: ((Int, Int, Int64) -> Void)? = nil) throws -> BlobStore.VerifyReport {
-        guard let blobs = blobStore else { return BlobStore.VerifyReport() }
+        guard let blobs = blobBackend else { return BlobStore.VerifyReport() }
         return try blobs.verify(expected: { try self.references(checkingIntegrity: false) }, progress: progress)
     }
 

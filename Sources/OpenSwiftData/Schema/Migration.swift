@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 extension Schema {
@@ -61,6 +62,8 @@ struct Migrator {
     let connection: Connection
     let storePath: String
     let storeURL: URL?
+    /// Where the stages' containers find external-storage values (nil: the folder next to the store).
+    var blobBackend: (any BlobBackend)? = nil
 
 
     func storedVersion() throws -> Schema.Version? {
@@ -107,7 +110,7 @@ struct Migrator {
             let oldSchema = Schema(versionedSchema: stage.from)
             let newSchema = Schema(versionedSchema: stage.to)
             if case .custom(_, _, let willMigrate?, _) = stage {
-                let context = try ModelContext(container: ModelContainer(schema: oldSchema, storePath: storePath))
+                let context = try ModelContext(container: ModelContainer(schema: oldSchema, storePath: storePath, backend: blobBackend))
                 try willMigrate(context)
                 try context.save()
             }
@@ -117,7 +120,7 @@ struct Migrator {
             writer.droppable = Set(oldSchema.entities.flatMap { entity in entity.columns.map { "\(entity.name).\($0.name)" } })
             try writer.createOrUpdate()
             if case .custom(_, _, _, let didMigrate?) = stage {
-                let context = try ModelContext(container: ModelContainer(schema: newSchema, storePath: storePath))
+                let context = try ModelContext(container: ModelContainer(schema: newSchema, storePath: storePath, backend: blobBackend))
                 try didMigrate(context)
                 try context.save()
             }

@@ -1,0 +1,128 @@
+import Foundation
+
+/// Where blobs are kept, as OpenSwiftData's external storage and the journal's commands use it:
+/// a local folder (`BlobStore`) or an S3 bucket (`S3BlobStore`). Both keep the same rules (the
+/// design notes at the top of BlobStore.swift and S3BlobStore.swift): a blob is durable before a
+/// write session's `commit()` returns, which comes before the SQLite commit that references it;
+/// removal moves to a trash; a sweep deletes only what its caller's referenced set leaves out.
+public protocol BlobBackend: AnyObject, Sendable {
+    /// Where the blobs are, for messages: a folder's path or an `s3://` location.
+    var locationDescription: String { get }
+    /// Whether writes and sweeps are refused.
+    var isReadOnly: Bool { get }
+    /// A write session: it holds the write lock (shared) until `finish()`.
+    func makeWriter() throws -> any BlobWriter
+    /// A blob's bytes, re-hashed. Throws `BlobStoreError.missing` or `.corrupt`.
+    func readVerified(_ digest: BlobDigest) throws -> Data
+    /// Moves to the trash those of `candidates` that `isReferenced` says nothing refers to, under
+    /// the exclusive lock. Returns how many went.
+    @discardableResult
+    func remove(_ candidates: Set<BlobDigest>, lockTimeout: TimeInterval, isReferenced: (BlobDigest) throws -> Bool) throws -> Int
+    /// Garbage collection (see `BlobStore.sweep`).
+    func sweep(gracePeriod: TimeInterval, trashGracePeriod: TimeInterval, pruneNow: Bool, dryRun: Bool,
+               referenced: () throws -> Set<BlobDigest>) throws -> BlobStore.SweepReport
+    /// Re-hashes every blob; `expected` are the digests that must be present.
+    func verify(expected: (() throws -> Set<BlobDigest>)?, progress: ((Int, Int, Int64) -> Void)?) throws -> BlobStore.VerifyReport
+    /// The identity of the database that owns these blobs (design note 8).
+    func owner() throws -> String?
+    func setOwner(_ identity: String) throws
+    /// Whether at least one blob is stored.
+    func hasBlobs() throws -> Bool
+}
+
+/// One save's blobs: each `put` returns the digest; all are durable once `commit()` returns.
+public protocol BlobWriter: AnyObject {
+    func put(_ data: Data) throws -> BlobDigest
+    func commit() throws
+    /// Releases the write lock (after the SQLite commit).
+    func finish()
+    /// Stored blobs found damaged by a put of the same bytes, and rewritten from them.
+    var repaired: [BlobDigest] { get }
+}
+
+extension BlobStore: BlobBackend {
+    public var locationDescription: String { root.path }
+
+    public func makeWriter() throws -> any BlobWriter { try LocalBlobWriter(self) }
+
+    public func readVerified(_ digest: BlobDigest) throws -> Data { try read(digest, verify: true) }
+
+    public func sweep(gracePeriod: TimeInterval, trashGracePeriod: TimeInterval, pruneNow: Bool, dryRun: Bool,
+                      referenced: () throws -> Set<BlobDigest>) throws -> SweepReport {
+        try sweep(gracePeriod: gracePeriod, trashGracePeriod: trashGracePeriod, pruneNow: pruneNow, dryRun: dryRun,
+                  lockTimeout: 600, referenced: referenced)
+    }
+
+    public func verify(expected: (() throws -> Set<BlobDigest>)?, progress: ((Int, Int, Int64) -> Void)?) throws -> VerifyReport {
+        try verify(expected: expected, only: nil, progress: progress)
+    }
+}
+
+/// A local store's write session: a batch (data synced once at commit) under the shared lock.
+final class LocalBlobWriter: BlobWriter {
+    let batch: BlobBatch
+    let lock: FileLock
+
+    init(_ store: BlobStore) throws {
+        lock = try store.writeLock()
+        batch = BlobBatch(store: store)
+    }
+
+    func put(_ data: Data) throws -> BlobDigest { try batch.put(data).digest }
+    func commit() throws { try batch.commit() }
+    func finish() { lock.unlock() }
+    var repaired: [BlobDigest] { batch.repaired }
+}
+
+extension S3BlobStore: BlobBackend {
+    public var locationDescription: String {
+        "s3://\(client.location.bucket)" + (client.location.prefix.isEmpty ? "" : "/" + client.location.prefix)
+    }
+
+    public var isReadOnly: Bool { false }
+
+    public func makeWriter() throws -> any BlobWriter { try S3BlobWriter(self) }
+
+    public func readVerified(_ digest: BlobDigest) throws -> Data { try read(digest) }
+
+    @discardableResult
+    public func remove(_ candidates: Set<BlobDigest>, lockTimeout: TimeInterval, isReferenced: (BlobDigest) throws -> Bool) throws -> Int {
+        let lock = try FileLock(path: lockPath, mode: .exclusive, timeout: lockTimeout)
+        defer { lock.unlock() }
+        var removed = 0
+        for digest in candidates.sorted() where try !isReferenced(digest) {
+            try moveToTrash(digest)
+            removed += 1
+        }
+        return removed
+    }
+
+    public func sweep(gracePeriod: TimeInterval, trashGracePeriod: TimeInterval, pruneNow: Bool, dryRun: Bool,
+                      referenced: () throws -> Set<BlobDigest>) throws -> BlobStore.SweepReport {
+        try sweep(gracePeriod: gracePeriod, trashGracePeriod: trashGracePeriod, pruneNow: pruneNow, dryRun: dryRun,
+                  lockTimeout: 600, referenced: referenced)
+    }
+
+    public func verify(expected: (() throws -> Set<BlobDigest>)?, progress: ((Int, Int, Int64) -> Void)?) throws -> BlobStore.VerifyReport {
+        try verify(expected: expected, jobs: 4, quick: false, progress: progress)
+    }
+
+    public func hasBlobs() throws -> Bool { try !client.list(prefix: "sha256/", limit: 1).isEmpty }
+}
+
+/// An S3 store's write session: each put is stored (and confirmed) when it returns, under the
+/// shared lock; `commit()` has nothing left to make durable.
+final class S3BlobWriter: BlobWriter {
+    let store: S3BlobStore
+    let lock: FileLock
+
+    init(_ store: S3BlobStore) throws {
+        self.store = store
+        lock = try store.writeLock()
+    }
+
+    func put(_ data: Data) throws -> BlobDigest { try store.put(data).digest }
+    func commit() throws {}
+    func finish() { lock.unlock() }
+    var repaired: [BlobDigest] { [] }
+}
