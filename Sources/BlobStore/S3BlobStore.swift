@@ -100,9 +100,12 @@ public final class S3BlobStore: @unchecked Sendable {
         let data: Data
         do {
             data = try client.get(Self.key(for: digest))
-        } catch let error as S3Error where error.status == 404 && error.code != "NoSuchBucket" {
-            guard let trashed = try? client.get(Self.trashKey(for: digest)) else { throw BlobStoreError.missing(digest) }
-            data = trashed
+        } catch let error as S3Error where error.isMissingObject {
+            do {
+                data = try client.get(Self.trashKey(for: digest))
+            } catch let error as S3Error where error.isMissingObject {
+                throw BlobStoreError.missing(digest)
+            }
         }
         let actual = SHA256.digest(data)
         guard actual == digest else { throw BlobStoreError.corrupt(digest, actual: actual) }
@@ -122,8 +125,13 @@ public final class S3BlobStore: @unchecked Sendable {
         }
         do {
             try client.get(Self.key(for: digest), into: fd)
-        } catch let error as S3Error where error.status == 404 && error.code != "NoSuchBucket" {
-            throw BlobStoreError.missing(digest)
+        } catch let error as S3Error where error.isMissingObject {
+            // Only in the trash (removed, not yet pruned): exported from there, as a read would.
+            do {
+                try client.get(Self.trashKey(for: digest), into: fd)
+            } catch let error as S3Error where error.isMissingObject {
+                throw BlobStoreError.missing(digest)
+            }
         }
         let actual = try Self.hash(file: partial).digest
         guard actual == digest else { throw BlobStoreError.corrupt(digest, actual: actual) }
@@ -140,7 +148,7 @@ public final class S3BlobStore: @unchecked Sendable {
         let key = Self.key(for: digest)
         do {
             try client.copy(from: key, to: Self.trashKey(for: digest))
-        } catch let error as S3Error where error.status == 404 && error.code != "NoSuchBucket" {
+        } catch let error as S3Error where error.isMissingObject {
             return  // not there: nothing to move
         }
         try client.delete(key)
@@ -221,8 +229,8 @@ public final class S3BlobStore: @unchecked Sendable {
 
     // MARK: Verifying
 
-    /// Lists every object and re-hashes them on `jobs` threads (with `quick`, checks sizes only:
-    /// nothing is downloaded), and reports what `expected` names but the bucket lacks.
+    /// Lists every object and re-hashes them on `jobs` threads (with `quick`, only lists: nothing is
+    /// downloaded, `checked` stays 0), and reports what `expected` names but the bucket lacks.
     public func verify(expected: (() throws -> Set<BlobDigest>)? = nil, jobs: Int = 4, quick: Bool = false,
                        progress: ((Int, Int, Int64) -> Void)? = nil) throws -> BlobStore.VerifyReport {
         var report = BlobStore.VerifyReport()
@@ -247,10 +255,8 @@ public final class S3BlobStore: @unchecked Sendable {
             report.inTrash = report.missing.filter(trashed.contains)
         }
         report.trash = BlobStore.TrashSummary(count: trash.count, bytes: trash.reduce(0) { $0 + $1.size })
-        guard !quick else {
-            report.checked = blobs.count
-            return report
-        }
+        // Quick: what the listing shows (every expected blob present), nothing downloaded.
+        guard !quick else { return report }
         let lockResults = NSLock()
         var corrupt: [BlobDigest] = []
         var done = 0
@@ -280,7 +286,7 @@ public final class S3BlobStore: @unchecked Sendable {
         do {
             let text = String(decoding: try client.get("owner"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             return text.isEmpty ? nil : text
-        } catch let error as S3Error where error.status == 404 && error.code != "NoSuchBucket" {
+        } catch let error as S3Error where error.isMissingObject {
             return nil
         }
     }

@@ -87,7 +87,8 @@ public final class S3Client: @unchecked Sendable {
             return S3Object(key: key, size: Int64(response.headers["content-length"] ?? "") ?? 0,
                             etag: (response.headers["etag"] ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\"")),
                             lastModified: response.headers["last-modified"].flatMap(S3Client.httpDate))
-        } catch let error as S3Error where error.status == 404 && error.code != "NoSuchBucket" {
+        } catch let error as S3Error where error.status == 404 {
+            // HEAD has no body, so a missing bucket cannot be told from a missing key here.
             return nil
         }
     }
@@ -215,6 +216,8 @@ public final class S3Client: @unchecked Sendable {
         defer { curl_slist_free_all(headers) }
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         _ = ccurl_setopt_string(handle, CURLOPT_URL, url)
+        // Keys are sent as they are ("." and ".." segments are names, not directions).
+        _ = ccurl_setopt_long(handle, CURLOPT_PATH_AS_IS, 1)
         _ = ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, connectTimeout)
         _ = ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1024)
@@ -251,11 +254,17 @@ public final class S3Client: @unchecked Sendable {
             _ = ccurl_setopt_callback(handle, CURLOPT_READFUNCTION, transferRead)
             _ = ccurl_setopt_pointer(handle, CURLOPT_READDATA, context)
         }
+        if case .none = body {} else {
+            // libcurl rewinds an upload itself when it must send it again (a kept connection found
+            // closed, a 100-continue refused).
+            _ = ccurl_setopt_seek(handle, CURLOPT_SEEKFUNCTION, transferSeek)
+            _ = ccurl_setopt_pointer(handle, CURLOPT_SEEKDATA, context)
+        }
         let code = curl_easy_perform(handle)
         if let failure = transfer.failure { return .failure(failure, transient: false) }
         guard code == CURLE_OK else {
             let transient: Set<CURLcode> = [CURLE_COULDNT_CONNECT, CURLE_OPERATION_TIMEDOUT, CURLE_SEND_ERROR, CURLE_RECV_ERROR,
-                                            CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_COULDNT_RESOLVE_HOST]
+                                            CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_COULDNT_RESOLVE_HOST, CURLE_SEND_FAIL_REWIND]
             let reason = String(cString: curl_easy_strerror(code))
             let message = code == CURLE_OPERATION_TIMEDOUT
                 ? "the service stopped answering (\(reason); no data for \(stallTimeout) s or no connection in \(connectTimeout) s)"
@@ -298,6 +307,9 @@ public final class S3Client: @unchecked Sendable {
 }
 
 extension S3Error {
+    /// A 404 for the object, not for its bucket.
+    var isMissingObject: Bool { status == 404 && code != "NoSuchBucket" }
+
     /// The HTTP status of a service error (0 for others).
     var status: Int {
         if case .service(let status, _, _, _) = self { return status }
@@ -313,6 +325,8 @@ final class Transfer {
     var data = Data()
     var written: Int64 = 0
     var headers: [String: String] = [:]
+    /// The status of the response being received (from its status line), 0 before it.
+    var status = 0
     /// Set when a callback failed locally (reading the upload, writing the download).
     var failure: String?
 
@@ -326,7 +340,8 @@ private let transferWrite: ccurl_data_callback = { buffer, size, count, context 
     let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
     let length = size * count
     guard let buffer, length > 0 else { return length }
-    if transfer.output < 0 {
+    // Only a success's body goes to the output file; an error's (S3's XML) is kept to be read.
+    if transfer.output < 0 || !(200..<300).contains(transfer.status) {
         transfer.data.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: length)
         return length
     }
@@ -379,8 +394,25 @@ private let transferHeader: ccurl_data_callback = { buffer, size, count, context
     let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
     if line.hasPrefix("HTTP/") {
         transfer.headers = [:]  // a new response (after 100 Continue, or a redirect)
+        let fields = line.split(separator: " ")
+        transfer.status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
     } else if let colon = line.firstIndex(of: ":") {
         transfer.headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
     }
     return length
+}
+
+private let transferSeek: ccurl_seek_callback = { context, offset, origin in
+    let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+    guard origin == SEEK_SET else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+    switch transfer.body {
+    case .none:
+        return Int32(CURL_SEEKFUNC_OK)
+    case .data(let data):
+        guard offset >= 0 && Int(offset) <= data.count else { return Int32(CURL_SEEKFUNC_FAIL) }
+        transfer.offset = Int(offset)
+        return Int32(CURL_SEEKFUNC_OK)
+    case .file(let fd, _):
+        return lseek(fd, off_t(offset), SEEK_SET) < 0 ? Int32(CURL_SEEKFUNC_FAIL) : Int32(CURL_SEEKFUNC_OK)
+    }
 }

@@ -24,3 +24,7 @@ static inline CURLcode ccurl_setopt_callback(CURL *handle, CURLoption option, cc
 static inline CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+typedef int (*ccurl_seek_callback)(void *context, curl_off_t offset, int origin);
+static inline CURLcode ccurl_setopt_seek(CURL *handle, CURLoption option, ccurl_seek_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}

@@ -49,7 +49,10 @@ extension Library {
         }
         if let search {
             guard let match = SearchIndex.matchQuery(search) else { return [] }
-            conditions.append("m._pk IN (\(SearchIndex.matchingMemories))")
+            // A library opened read-only is not reindexed: an older index (rowids without the
+            // memory) is searched through its stored column.
+            let query = try SearchIndex.isCurrent(SearchIndex.triggers(context)) ? SearchIndex.matchingMemories : SearchIndex.matchingMemoriesByColumn
+            conditions.append("m._pk IN (\(query))")
             values.append(.text(match))
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")

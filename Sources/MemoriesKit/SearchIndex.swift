@@ -6,7 +6,8 @@ import OpenSwiftData
 /// MemoryImage tables inside the same transactions, so it can never disagree with them.
 ///
 /// Each row's FTS rowid names what it indexes and the memory it belongs to: a memory's row is
-/// `_pk << 32`, a photo's `memory << 32 | _pk` (photo keys below 2³², memory keys below 2³¹). So a
+/// `_pk << 32`, a photo's `memory << 32 | _pk`. That holds for photo keys below 2³² and memory keys
+/// below 2³¹ (rowids, handed out from 1: four billion photos); past them rowids would collide. So a
 /// trigger removes a row by rowid, and a search finds its memories as `rowid >> 32` from the index
 /// alone, without reading a stored column of each match (reading `memory` for the 54,000 matches
 /// of "rome" in a library of a million photos took 80 ms, the rowids under 1 ms). The first
@@ -62,6 +63,10 @@ enum SearchIndex {
 
     /// The memories that the matches of an FTS5 query `?` belong to, read from the rowids alone.
     static let matchingMemories = "SELECT rowid >> 32 FROM memory_search WHERE memory_search MATCH ?"
+
+    /// The same from the stored `memory` column: for an index of an older version (a library opened
+    /// read-only is not rebuilt), slower on many matches.
+    static let matchingMemoriesByColumn = "SELECT memory FROM memory_search WHERE memory_search MATCH ?"
 
     static func triggers(_ context: ModelContext) throws -> [String] {
         try context.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'memory\\_search%' ESCAPE '\\'")

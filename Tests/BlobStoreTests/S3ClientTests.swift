@@ -54,11 +54,19 @@ struct S3ClientTests {
         let digest = SHA256.digest(bytes)
         try s3.put("big", file: source.path, sha256: digest)
         let target = dir.appendingPathComponent("back.jpg")
-        FileManager.default.createFile(atPath: target.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: target.path, contents: nil)
         let fd = open(target.path, O_WRONLY)
         defer { close(fd) }
         #expect(try s3.get("big", into: fd) == Int64(bytes.count))
         #expect(try Data(contentsOf: target) == bytes)
+        // An error's body is read as the error, not written into the file.
+        let missing = dir.appendingPathComponent("missing.jpg")
+        _ = FileManager.default.createFile(atPath: missing.path, contents: nil)
+        let out = open(missing.path, O_WRONLY)
+        defer { close(out) }
+        let notThere = #expect(throws: S3Error.self) { try s3.get("no-such-key", into: out) }
+        #expect(notThere?.code == "NoSuchKey")
+        #expect(try Data(contentsOf: missing).isEmpty)
         // Bytes that do not hash to the digest sent with them are refused by the service, and not stored.
         let wrong = SHA256.digest(Data("something else".utf8))
         let refused = #expect(throws: S3Error.self) { try s3.put("bad", data: Data("these bytes".utf8), sha256: wrong) }

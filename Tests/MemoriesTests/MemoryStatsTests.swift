@@ -110,6 +110,10 @@ import Testing
             END;
             """)
         }
+        // A read-only command does not rebuild it, and still finds by it.
+        #expect(try box.run("list", "--search", "spring", "--json").json([ListJSON].self).map(\.title) == ["Paris in spring"])
+        #expect(try Library(directory: box.library, readOnly: true).context
+            .query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'memory_search%'").count == 1)
         // Any writing command rebuilds it; search finds what it found.
         #expect(try box.run("edit", "Rome", "--notes", "forum").status == 0)
         let lib = try Library(directory: box.library, readOnly: true)

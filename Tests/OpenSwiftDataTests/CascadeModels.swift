@@ -51,6 +51,14 @@ import OpenSwiftData
 @Model final class SafeKey {
     var name: String
     var safe: Safe?
+    var keyring: Keyring?
+    init(name: String) { self.name = name }
+}
+
+/// Cascades to keys that a `Safe` denies deleting while it holds them.
+@Model final class Keyring {
+    var name: String
+    @Relationship(deleteRule: .cascade, inverse: \SafeKey.keyring) var keys: [SafeKey] = []
     init(name: String) { self.name = name }
 }
 

@@ -84,7 +84,7 @@ import BlobStore
 
     @Test func aDenyRuleBelowACascadeStillRefusesAndNothingChanges() throws {
         let dir = TemporaryDirectory()
-        let c = try container(Vault.self, Safe.self, SafeKey.self, at: dir.store())
+        let c = try container(Vault.self, Safe.self, SafeKey.self, Keyring.self, at: dir.store())
         do {
             let context = ModelContext(c)
             let vault = Vault(name: "v")
@@ -103,6 +103,32 @@ import BlobStore
         #expect(try probe.scalar("SELECT count(*) FROM Vault") == "1")
         #expect(try probe.scalar("SELECT count(*) FROM Safe") == "2")
         #expect(try probe.scalar("SELECT count(*) FROM SafeKey") == "1")
+    }
+
+    /// `.deny` is judged once the save's whole delete set is known: a key that a cascade deletes
+    /// in the same save does not hold its safe back.
+    @Test func aDenyRuleSeesWhatALaterCascadeDeletes() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Vault.self, Safe.self, SafeKey.self, Keyring.self, at: dir.store())
+        do {
+            let context = ModelContext(c)
+            let safe = Safe(name: "s"), ring = Keyring(name: "r"), key = SafeKey(name: "k")
+            context.insert(safe)
+            context.insert(ring)
+            safe.keys.append(key)
+            ring.keys.append(key)
+            try context.save()
+        }
+        let context = ModelContext(c)
+        let safe = try #require(try context.fetch(FetchDescriptor<Safe>()).first)
+        let ring = try #require(try context.fetch(FetchDescriptor<Keyring>()).first)
+        context.delete(safe)   // first: its deny check comes before the keyring's cascade
+        context.delete(ring)
+        try context.save()
+        let probe = SQLiteProbe(dir.store())
+        #expect(try probe.scalar("SELECT count(*) FROM Safe") == "0")
+        #expect(try probe.scalar("SELECT count(*) FROM SafeKey") == "0")
+        #expect(try probe.scalar("SELECT count(*) FROM Keyring") == "0")
     }
 
     @Test func toOneManyToManyAndRingCascadesReachEveryRowOnce() throws {

@@ -105,41 +105,71 @@ extension ModelContext {
     /// models instead, so that rule sees them.
     func applyDeleteRules() throws -> CascadePlan {
         var plan = CascadePlan()
+        var denied: [(model: any PersistentModel, entity: Schema.Entity, property: Schema.Property)] = []
         var i = 0
         repeat {
-            while i < deletedList.count {
-                let model = deletedList[i]
-                i += 1
-                let backing = model.persistentBackingData
-                guard let entity = backing.entity else { continue }
-                for property in entity.relationships {
-                    let rule = property.relationship?.deleteRule ?? .nullify
-                    guard rule != .noAction else { continue }
-                    if rule == .cascade && backing.unloaded.contains(property.index) && backing.primaryKey > 0 {
-                        plan.follow(property, of: entity, keys: [backing.primaryKey])
-                        continue
-                    }
-                    if backing.unloaded.contains(property.index) { load(property.index, of: backing) }
-                    let related = backing.values[property.index].map(Relationships.models(in:)) ?? []
-                    switch rule {
-                    case .cascade:
-                        for child in related where child.persistentBackingData.state == .persisted { deleteAny(child) }
-                    case .deny:
-                        if related.contains(where: { $0.persistentBackingData.state != .deleted }) {
-                            throw ModelError.deleteDenied(model: entity.name, relationship: property.name)
+            while i < deletedList.count || !plan.pending.isEmpty {
+                while i < deletedList.count {
+                    let model = deletedList[i]
+                    i += 1
+                    let backing = model.persistentBackingData
+                    guard let entity = backing.entity else { continue }
+                    for property in entity.relationships {
+                        let rule = property.relationship?.deleteRule ?? .nullify
+                        switch rule {
+                        case .noAction:
+                            continue
+                        case .deny:
+                            denied.append((model, entity, property))
+                            continue
+                        case .cascade where backing.unloaded.contains(property.index) && backing.primaryKey > 0:
+                            plan.follow(property, of: entity, keys: [backing.primaryKey])
+                            continue
+                        default:
+                            break
                         }
-                    case .nullify:
-                        if let inverse = RelationshipGraph.inverse(of: property, in: entity) {
+                        if backing.unloaded.contains(property.index) { load(property.index, of: backing) }
+                        let related = backing.values[property.index].map(Relationships.models(in:)) ?? []
+                        if rule == .cascade {
+                            for child in related where child.persistentBackingData.state == .persisted { deleteAny(child) }
+                        } else if let inverse = RelationshipGraph.inverse(of: property, in: entity) {
                             for child in related where child.persistentBackingData.state != .deleted { Relationships.unlink(child, inverse, from: model) }
                         }
-                    case .noAction:
-                        break
                     }
                 }
+                if let step = plan.pending.popLast() { try cascade(step, into: &plan) }
             }
-            if let step = plan.pending.popLast() { try cascade(step, into: &plan) }
-        } while i < deletedList.count || !plan.pending.isEmpty
+            // A row deleted by key that a load made a model of meanwhile (a `.nullify`'s inverse
+            // read, say) is deleted as a model too: no live model stays over a deleted row.
+            deleteModels(ofRowsIn: plan)
+        } while i < deletedList.count
+        // `.deny` last, once everything this save deletes is known: a model that a cascade still
+        // to come would have deleted does not refuse the save.
+        for (model, entity, property) in denied {
+            let backing = model.persistentBackingData
+            if backing.unloaded.contains(property.index) { load(property.index, of: backing) }
+            let related = backing.values[property.index].map(Relationships.models(in:)) ?? []
+            let blocking = related.contains { other in
+                let otherBacking = other.persistentBackingData
+                guard otherBacking.state != .deleted, let otherEntity = otherBacking.entity else { return false }
+                return !plan.contains(otherEntity, otherBacking.primaryKey)
+            }
+            if blocking { throw ModelError.deleteDenied(model: entity.name, relationship: property.name) }
+        }
         return plan
+    }
+
+    /// Deletes, as models, the registered models of rows the plan deletes by key.
+    private func deleteModels(ofRowsIn plan: CascadePlan) {
+        for (entity, keys) in plan.rows {
+            let rows = registry.rows(of: ObjectIdentifier(entity.type))
+            guard rows.count > 0 else { continue }
+            for key in keys {
+                if let object = rows[key]?.object as? any PersistentModel, object.persistentBackingData.state == .persisted {
+                    deleteAny(object)
+                }
+            }
+        }
     }
 
     /// Deletes the rows that `step`'s owners reach through its relationship: models in memory
