@@ -20,17 +20,26 @@ import Foundation
 public final class DecodeBudget: @unchecked Sendable {
     public let capacity: Int
     private var used = 0
+    /// Reservations are served in the order they were asked for, so a large one waiting for room
+    /// is not passed again and again by small ones (which would starve it with many workers).
+    private var nextTicket = 0
+    private var serving = 0
     private let condition = NSCondition()
 
     /// A budget of `bytes` (at least 1).
     public init(bytes: Int) { capacity = max(1, bytes) }
 
-    /// Waits until `bytes` fit (or nothing else is running), takes them, runs `body`, gives them back.
+    /// Waits for its turn and until `bytes` fit (or nothing else is running), takes them, runs
+    /// `body`, gives them back.
     func withReservation<R>(_ bytes: Int, _ body: () throws -> R) rethrows -> R {
         let taken = min(max(0, bytes), capacity)
         condition.lock()
-        while used > 0 && used + taken > capacity { condition.wait() }
+        let ticket = nextTicket
+        nextTicket += 1
+        while ticket != serving || (used > 0 && used + taken > capacity) { condition.wait() }
         used += taken
+        serving += 1
+        condition.broadcast()
         condition.unlock()
         defer {
             condition.lock()
@@ -42,8 +51,9 @@ public final class DecodeBudget: @unchecked Sendable {
     }
 
     /// What the thumbnail decode of an image holds at its peak, estimated from its header: the
-    /// decoded pixels at `scale`, plus whatever the decoder keeps at full size.
-    static func peakBytes(of info: ImageInfo, scale: Int) -> Int {
+    /// decoded pixels at `scale` (a JPEG's DCT scale) or reduced to about `maxSide`, plus whatever
+    /// the decoder keeps at full size.
+    static func peakBytes(of info: ImageInfo, scale: Int, maxSide: Int) -> Int {
         let pixels = info.width * info.height
         let scaled = (info.width / max(1, scale) + 1) * (info.height / max(1, scale) + 1) * 3
         switch info.format {
@@ -51,13 +61,17 @@ public final class DecodeBudget: @unchecked Sendable {
             // A progressive JPEG keeps every coefficient (2 bytes a sample) until its last scan.
             return scaled + (info.isProgressive ? pixels * max(1, info.components) * 2 : 0)
         case .png:
-            // Interlaced: decoded whole as RGBA; otherwise row by row.
-            return info.isProgressive ? pixels * 4 : scaled + info.width * 8
+            // Interlaced: decoded whole as RGBA. Otherwise read row by row and reduced by k as it
+            // comes: a row, and the reduced image.
+            guard !info.isProgressive else { return pixels * 4 }
+            let k = max(1, max(info.width, info.height) / max(1, maxSide))
+            return info.width * 8 + (info.width / k + 1) * (info.height / k + 1) * 3
         case .heic, .avif:
             // libheif's planes and the RGB image.
             return pixels * 5
         case .webp:
-            // Scaled by the decoder, except animations and lossless images (ARGB at full size).
+            // Scaled by the decoder, except animations and lossless images (ARGB at full size),
+            // which the header does not tell apart: the larger is assumed.
             return pixels * 4
         }
     }

@@ -33,7 +33,7 @@ extension Imaging {
         }
         let decode = { try resized(Self.decode(data, format: info.format, scale: scale, limits: limits, maxSide: info.format == .jpeg ? 0 : maxSide),
                                    maxSide: maxSide) }
-        let small = try budget.map { try $0.withReservation(DecodeBudget.peakBytes(of: info, scale: scale), decode) } ?? decode()
+        let small = try budget.map { try $0.withReservation(DecodeBudget.peakBytes(of: info, scale: scale, maxSide: maxSide), decode) } ?? decode()
         // Thumbnails are shown as sRGB (browsers, the gallery): a Display P3 or Adobe RGB photo's
         // pixels are converted so that its colours stay its own.
         if let icc = iccProfile(of: data, format: info.format) { convertToSRGB(small, from: icc) }

@@ -305,11 +305,31 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         }
         #expect(most <= 100 && most >= 80, "at most \(most) of 100 at once")
         #expect(bigRanAlone)
+        // Served in order: the oversize reservation asked for 13th runs before the last ones asked.
+        var order: [Int] = []
+        let serial = DecodeBudget(bytes: 100)
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for round in 0..<6 {
+                let i = round * 4 + worker
+                serial.withReservation(i == 12 ? 500 : 40) {
+                    lock.lock(); order.append(i); lock.unlock()
+                    usleep(1000)
+                }
+            }
+        }
+        #expect(order.count == 24)
+        #expect(order.firstIndex(of: 12).map { $0 < 20 } == true, "the big one was not passed over: \(order)")
         // The estimates: a progressive JPEG holds its coefficients, a baseline one almost nothing.
         let progressive = try Imaging.probe(Data(contentsOf: fixtures.appendingPathComponent("good/progressive.jpg")))
         let baseline = try Imaging.probe(Data(contentsOf: fixtures.appendingPathComponent("good/photo.jpg")))
-        #expect(DecodeBudget.peakBytes(of: progressive, scale: 1) >= 96 * 64 * 3 * 2)
-        #expect(DecodeBudget.peakBytes(of: baseline, scale: 8) < 96 * 64)
+        #expect(DecodeBudget.peakBytes(of: progressive, scale: 1, maxSide: 256) >= 96 * 64 * 3 * 2)
+        #expect(DecodeBudget.peakBytes(of: baseline, scale: 8, maxSide: 256) < 96 * 64)
+        // A large PNG read row by row needs a row and its reduction; an interlaced one, all of it.
+        var png = try Imaging.probe(Data(contentsOf: fixtures.appendingPathComponent("good/rgb16.png")))
+        (png.width, png.height) = (8000, 6000)
+        #expect(DecodeBudget.peakBytes(of: png, scale: 1, maxSide: 256) < 1 << 20)
+        png.isProgressive = true
+        #expect(DecodeBudget.peakBytes(of: png, scale: 1, maxSide: 256) == 8000 * 6000 * 4)
     }
 
     @Test func heicAndWebPExifIsRead() throws {
