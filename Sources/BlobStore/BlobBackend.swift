@@ -14,6 +14,12 @@ public protocol BlobBackend: AnyObject, Sendable {
     func makeWriter() throws -> any BlobWriter
     /// A blob's bytes, re-hashed. Throws `BlobStoreError.missing` or `.corrupt`.
     func readVerified(_ digest: BlobDigest) throws -> Data
+    /// A blob's bytes in chunks, without holding it whole; re-hashed, and `.corrupt` thrown after
+    /// the last chunk if it does not match (a caller writing the chunks must then discard them).
+    func readVerified(_ digest: BlobDigest, chunk: (UnsafeRawBufferPointer) throws -> Void) throws
+    /// Checks the stored blob against `data` (which must hash to `digest`) and stores it again when
+    /// it is missing or damaged.
+    func ensure(_ digest: BlobDigest, from data: Data) throws -> BlobStore.EnsureOutcome
     /// Moves to the trash those of `candidates` that `isReferenced` says nothing refers to, under
     /// the exclusive lock. Returns how many went.
     @discardableResult
@@ -46,6 +52,10 @@ extension BlobStore: BlobBackend {
     public func makeWriter() throws -> any BlobWriter { try LocalBlobWriter(self) }
 
     public func readVerified(_ digest: BlobDigest) throws -> Data { try read(digest, verify: true) }
+
+    public func readVerified(_ digest: BlobDigest, chunk: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try read(digest, verify: true, chunk: chunk)
+    }
 
     public func sweep(gracePeriod: TimeInterval, trashGracePeriod: TimeInterval, pruneNow: Bool, dryRun: Bool,
                       referenced: () throws -> Set<BlobDigest>) throws -> SweepReport {
@@ -84,6 +94,10 @@ extension S3BlobStore: BlobBackend {
     public func makeWriter() throws -> any BlobWriter { try S3BlobWriter(self) }
 
     public func readVerified(_ digest: BlobDigest) throws -> Data { try read(digest) }
+
+    public func readVerified(_ digest: BlobDigest, chunk: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try read(digest, chunk: chunk)
+    }
 
     @discardableResult
     public func remove(_ candidates: Set<BlobDigest>, lockTimeout: TimeInterval, isReferenced: (BlobDigest) throws -> Bool) throws -> Int {

@@ -39,7 +39,9 @@ public final class S3BlobStore: @unchecked Sendable {
     /// A store on `client`'s location, locked through `lockDirectory/lock` (a local folder).
     public init(client: S3Client, lockDirectory: URL) throws {
         self.client = client
-        try FileManager.default.createDirectory(at: lockDirectory, withIntermediateDirectories: true)
+        // A read-only library's folder may not be writable: the lock is then only taken where a
+        // writer would need it, and fails there.
+        try? FileManager.default.createDirectory(at: lockDirectory, withIntermediateDirectories: true)
         lockPath = lockDirectory.appendingPathComponent("lock").path
     }
 
@@ -110,6 +112,40 @@ public final class S3BlobStore: @unchecked Sendable {
         let actual = SHA256.digest(data)
         guard actual == digest else { throw BlobStoreError.corrupt(digest, actual: actual) }
         return data
+    }
+
+    /// Streams the blob in chunks as they arrive (from the trash if it is only there), re-hashed:
+    /// `.corrupt` is thrown after the last chunk if the bytes do not match.
+    public func read(_ digest: BlobDigest, chunk: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let hasher = SHA256()
+        let sink: (UnsafeRawBufferPointer) throws -> Void = { bytes in
+            hasher.update(bytes)
+            try chunk(bytes)
+        }
+        do {
+            try client.get(Self.key(for: digest), chunk: sink)
+        } catch let error as S3Error where error.isMissingObject {
+            do {
+                try client.get(Self.trashKey(for: digest), chunk: sink)
+            } catch let error as S3Error where error.isMissingObject {
+                throw BlobStoreError.missing(digest)
+            }
+        }
+        let actual = hasher.finish()
+        guard actual == digest else { throw BlobStoreError.corrupt(digest, actual: actual) }
+    }
+
+    /// Checks the stored object against `data` (size and ETag) and uploads `data` when the object
+    /// is missing or differs. Throws `.corrupt` if `data` does not hash to `digest`.
+    public func ensure(_ digest: BlobDigest, from data: Data) throws -> BlobStore.EnsureOutcome {
+        let actual = SHA256.digest(data)
+        guard actual == digest else { throw BlobStoreError.corrupt(digest, actual: actual) }
+        let existing = try client.head(Self.key(for: digest))
+        if let existing, existing.size == Int64(data.count), existing.etag.contains("-") || existing.etag.lowercased() == MD5.hex(data) {
+            return .intact
+        }
+        try client.put(Self.key(for: digest), data: data, sha256: digest)
+        return existing == nil ? .restored : .repaired
     }
 
     /// Copies the blob to `destination`, streamed; the file appears under its name only when

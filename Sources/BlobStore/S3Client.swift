@@ -80,6 +80,14 @@ public final class S3Client: @unchecked Sendable {
         try request("GET", location.url(for: key), output: fd, what: "GET \(location.objectKey(key))").written
     }
 
+    /// Streams the object's bytes to `chunk` as they arrive. An error thrown by `chunk` stops the
+    /// transfer and is rethrown; a transfer that fails after `chunk` saw bytes is not retried.
+    public func get(_ key: String, chunk: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try withoutActuallyEscaping(chunk) { sink in
+            _ = try request("GET", location.url(for: key), sink: sink, what: "GET \(location.objectKey(key))")
+        }
+    }
+
     /// The object's size, ETag and time, or nil if there is none.
     public func head(_ key: String) throws -> S3Object? {
         do {
@@ -165,13 +173,14 @@ public final class S3Client: @unchecked Sendable {
 
     /// One request, retried on 5xx, 429 and network errors. Throws `S3Error`.
     func request(_ method: String, _ url: String, body: Body = .none, payloadHash: String? = nil, output: Int32 = -1,
-                 headers extra: [String] = [], what: String) throws -> Response {
+                 sink: ((UnsafeRawBufferPointer) throws -> Void)? = nil, headers extra: [String] = [], what: String) throws -> Response {
         let handle = takeHandle()
         defer { giveBack(handle) }
         var attempt = 0
         let start: off_t = output >= 0 ? lseek(output, 0, SEEK_CUR) : 0
         while true {
             let transfer = Transfer(body: body, output: output)
+            transfer.sink = sink
             if case .file(let fd, _) = body { lseek(fd, 0, SEEK_SET) }
             if output >= 0 { _ = lseek(output, start, SEEK_SET); _ = ftruncate(output, start) }
             let hash: String
@@ -183,6 +192,8 @@ public final class S3Client: @unchecked Sendable {
             let retryable: Bool
             let failure: S3Error
             switch outcome {
+            case .sinkFailed(let error):
+                throw error
             case .failure(let message, let transient):
                 retryable = transient
                 failure = .network(message, request: what)
@@ -195,7 +206,8 @@ public final class S3Client: @unchecked Sendable {
                 failure = .service(status: status, code: error.code.isEmpty ? S3Client.defaultCode(status) : error.code,
                                    message: error.message, request: what)
             }
-            guard retryable && attempt < retries else { throw failure }
+            // Bytes already handed to a sink cannot be taken back: such a transfer is not retried.
+            guard retryable && attempt < retries && !transfer.delivered else { throw failure }
             usleep(useconds_t(200_000 << attempt))
             attempt += 1
         }
@@ -204,6 +216,8 @@ public final class S3Client: @unchecked Sendable {
     enum Outcome {
         case success(Int)
         case failure(String, transient: Bool)
+        /// The caller's chunk handler threw: its error, not retried.
+        case sinkFailed(Error)
     }
 
     private func perform(_ handle: UnsafeMutableRawPointer, method: String, url: String, body: Body, payloadHash: String,
@@ -261,6 +275,7 @@ public final class S3Client: @unchecked Sendable {
             _ = ccurl_setopt_pointer(handle, CURLOPT_SEEKDATA, context)
         }
         let code = curl_easy_perform(handle)
+        if let error = transfer.sinkError { return .sinkFailed(error) }
         if let failure = transfer.failure { return .failure(failure, transient: false) }
         guard code == CURLE_OK else {
             let transient: Set<CURLcode> = [CURLE_COULDNT_CONNECT, CURLE_OPERATION_TIMEDOUT, CURLE_SEND_ERROR, CURLE_RECV_ERROR,
@@ -329,6 +344,11 @@ final class Transfer {
     var status = 0
     /// Set when a callback failed locally (reading the upload, writing the download).
     var failure: String?
+    /// Receives a success's body instead of `data` or `output`, when set.
+    var sink: ((UnsafeRawBufferPointer) throws -> Void)?
+    var sinkError: Error?
+    /// Whether a sink has been given any bytes.
+    var delivered = false
 
     init(body: S3Client.Body, output: Int32) {
         self.body = body
@@ -340,6 +360,16 @@ private let transferWrite: ccurl_data_callback = { buffer, size, count, context 
     let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
     let length = size * count
     guard let buffer, length > 0 else { return length }
+    if let sink = transfer.sink, (200..<300).contains(transfer.status) {
+        transfer.delivered = true
+        do {
+            try sink(UnsafeRawBufferPointer(start: buffer, count: length))
+        } catch {
+            transfer.sinkError = error
+            return 0
+        }
+        return length
+    }
     // Only a success's body goes to the output file; an error's (S3's XML) is kept to be read.
     if transfer.output < 0 || !(200..<300).contains(transfer.status) {
         transfer.data.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: length)

@@ -106,7 +106,7 @@ extension Library {
             do {
                 if options.format == .original && options.maxSize == nil && options.stripMetadata {
                     // Metadata removed without re-encoding where the format allows it (JPEG, PNG).
-                    let bytes = try blobs.read(digest, verify: true)
+                    let bytes = try blobs.readVerified(digest)
                     original = bytes
                     let stripped = try Imaging.strippingMetadata(bytes, limits: .default)
                     try dest.write(name, stripped.data)
@@ -116,9 +116,9 @@ extension Library {
                     if let note = stripped.note { manifest.warnings.append(.init(originalFilename: image.filename, reason: note)) }
                 } else if options.format == .original && options.maxSize == nil {
                     // Streamed; the hash is checked after the last chunk, before the file gets its name.
-                    try dest.write(name) { sink in try blobs.read(digest, verify: true, chunk: sink) }
+                    try dest.write(name) { sink in try blobs.readVerified(digest, chunk: sink) }
                 } else {
-                    let bytes = try blobs.read(digest, verify: true)
+                    let bytes = try blobs.readVerified(digest)
                     original = bytes
                     let output: Imaging.OutputFormat = options.format == .png ? .png : .jpeg(quality: options.quality, progressive: false)
                     let keepFormat = options.format == .original ? (image.format == "png" ? Imaging.OutputFormat.png : output) : output
@@ -148,7 +148,7 @@ extension Library {
             var preview: (name: String, width: Int, height: Int)?
             if let previews, let digest = BlobDigest(hex: image.sha256) {
                 // What the gallery's lightbox shows: never the original (a 12 MP file, or a HEIC no browser shows).
-                if let made = try? Imaging.thumbnail(of: try original ?? blobs.read(digest, verify: true), maxSide: 1280, quality: 82) {
+                if let made = try? Imaging.thumbnail(of: try original ?? blobs.readVerified(digest), maxSide: 1280, quality: 82) {
                     let p = previewNames.claim(name, extension: "jpg")
                     try previews.write(p, made.jpeg)
                     preview = ("previews/" + p, made.width, made.height)
@@ -192,7 +192,7 @@ extension Library {
     func galleryThumbnail(of image: MemoryImage, stored: BlobDigest?, original: Data?, warning: inout String?) throws -> Data? {
         if let stored {
             do {
-                return try blobs.read(stored, verify: true)
+                return try blobs.readVerified(stored)
             } catch let error as BlobStoreError where error.isDamage {
                 warning = "the thumbnail of \(image.filename) is damaged in the library (\(error.localizedDescription)); "
                     + "the gallery uses one made from the photo (run `memories verify`)"
@@ -200,7 +200,7 @@ extension Library {
         }
         do {
             guard let digest = BlobDigest(hex: image.sha256) else { return nil }
-            return try Imaging.thumbnail(of: try original ?? blobs.read(digest, verify: true), maxSide: 256, quality: 80).jpeg
+            return try Imaging.thumbnail(of: try original ?? blobs.readVerified(digest), maxSide: 256, quality: 80).jpeg
         } catch {
             warning = (warning.map { $0 + "; " } ?? "") + "no thumbnail of \(image.filename) could be made (\(error.localizedDescription)); the gallery shows the photo itself"
             return nil

@@ -54,7 +54,7 @@ extension Library {
             for owner in try thumbnailOwners(digest.hex) {
                 guard let image = context.model(for: PersistentIdentifier(entityName: "MemoryImage", primaryKey: owner.key)) as? MemoryImage,
                       let original = BlobDigest(hex: image.sha256), damaged[original] == nil,
-                      let photo = try? blobs.read(original, verify: true),
+                      let photo = try? blobs.readVerified(original),
                       let thumbnail = try? Imaging.thumbnail(of: photo, maxSide: 256, quality: 80) else { continue }
                 image.thumbnailData = thumbnail.jpeg
                 try context.save()

@@ -12,7 +12,9 @@ public final class Library {
     public let context: ModelContext
 
     public var storeURL: URL { directory.appendingPathComponent("library.store") }
-    public var blobs: BlobStore { container.blobStore! }
+    /// Where the photos are stored: the folder `.library_SUPPORT/`, or the S3 bucket the library
+    /// was made with (`blobs.json`, see `BlobSettings`).
+    public var blobs: any BlobBackend { container.blobBackend! }
 
     /// The library folder: `--library`, else `$MEMORIES_LIBRARY`, else `$XDG_DATA_HOME/memories`
     /// (`~/.local/share/memories`).
@@ -45,9 +47,12 @@ public final class Library {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
         let schema = Schema(versionedSchema: MemoriesSchemaV3.self)
+        var configuration = ModelConfiguration(schema: schema, url: store, allowsSave: !readOnly)
+        if let settings = try BlobSettings.load(from: directory) {
+            configuration.blobBackend = try settings.backend(lockDirectory: directory.appendingPathComponent(".library_SUPPORT"))
+        }
         do {
-            container = try ModelContainer(for: schema, migrationPlan: MemoriesMigrationPlan.self,
-                                           configurations: [ModelConfiguration(schema: schema, url: store, allowsSave: !readOnly)])
+            container = try ModelContainer(for: schema, migrationPlan: MemoriesMigrationPlan.self, configurations: [configuration])
         } catch ModelError.storeNotMigrated(let missing) where readOnly {
             // An empty store file (or one from an older version): reading cannot create what is missing.
             guard Self.holdsPhotos(directory) else { throw ModelError.storeNotMigrated(missing: missing) }
@@ -58,6 +63,40 @@ public final class Library {
         if !readOnly && container.writeRefusal == nil {
             try SearchIndex.install(on: context)
             try MemoryStats.install(on: context)
+        }
+    }
+
+    /// Makes a new library in `directory` whose photos go where `blobs` says (nil: its own folder).
+    /// Refuses a folder that holds a library already; an S3 location that holds another
+    /// library's photos is refused when the new library opens (its identity is not the owner's).
+    public static func create(directory: URL, blobs: BlobSettings?) throws -> Library {
+        if FileManager.default.fileExists(atPath: directory.appendingPathComponent("library.store").path)
+            || FileManager.default.fileExists(atPath: directory.appendingPathComponent(BlobSettings.fileName).path) {
+            throw LibraryError.libraryExists(directory.path)
+        }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let support = directory.appendingPathComponent(".library_SUPPORT")
+        let supportExisted = FileManager.default.fileExists(atPath: support.path)
+        if let blobs {
+            // The bucket must answer before anything is recorded.
+            do {
+                _ = try blobs.backend(lockDirectory: support).client.list(prefix: "sha256/", limit: 1)
+            } catch {
+                if !supportExisted { try? FileManager.default.removeItem(at: support) }
+                throw error
+            }
+            try blobs.write(to: directory)
+        }
+        do {
+            return try Library(directory: directory)
+        } catch {
+            // Refused (the bucket holds another library's photos, say): the files this call made
+            // go, so the folder is as it was and a corrected `init` can run.
+            for name in ["library.store", "library.store-wal", "library.store-shm", BlobSettings.fileName] {
+                try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+            }
+            if !supportExisted { try? FileManager.default.removeItem(at: support) }
+            throw error
         }
     }
 

@@ -13,6 +13,10 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case noLibrary(String, photosLeft: Bool)
     /// The memory an import was adding to was deleted meanwhile (by another process).
     case memoryDeletedDuringImport(String)
+    /// `blobs.json` cannot be read: its path and why.
+    case badSettings(String, String)
+    /// `memories init` on a folder that already holds a library.
+    case libraryExists(String)
 
     public var errorDescription: String? {
         switch self {
@@ -37,6 +41,10 @@ public enum LibraryError: Error, Equatable, LocalizedError {
         case .memoryDeletedDuringImport(let title):
             return "memory '\(title)' was deleted while this import was adding to it; the photos of the batch in progress were not added. "
                 + "Run the import again to make a new memory"
+        case .badSettings(let path, let reason):
+            return "\(path) cannot be read (\(reason)); it says where this library's photos are: restore it from a backup"
+        case .libraryExists(let path):
+            return "\(path) already holds a library; choose another folder with --library"
         case .invalidDate(let text):
             return "'\(text)' is not a date; use YYYY-MM-DD or an ISO 8601 date-time"
         }

@@ -5,7 +5,7 @@ import MemoriesKit
 import OpenSwiftData
 
 let commands: [any Command.Type] = [
-    ImportCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
+    InitCommand.self, ImportCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
     ExportCommand.self, DeleteCommand.self, GCCommand.self, VerifyCommand.self, RepairCommand.self,
     CompletionCommand.self,
 ]
@@ -27,8 +27,8 @@ Commands:
 \(commands.map { "  \($0.name.padded(to: commandColumn)) \($0.abstract)" }.joined(separator: "\n"))
 
 The library is --library DIR, else $MEMORIES_LIBRARY, else $XDG_DATA_HOME/memories
-(~/.local/share/memories). Only `memories import` creates one; the other commands say when
-there is none.
+(~/.local/share/memories). Only `memories init` and `memories import` create one; the other
+commands say when there is none.
 `memories <command> --help` describes a command.
 """
 
@@ -92,6 +92,8 @@ func run(_ args: [String]) -> Int32 {
     do {
         let arguments = try command.parse(commandArgs)
         let directory = (arguments.value("library") ?? libraryPath).map { URL(fileURLWithPath: $0) } ?? Library.defaultDirectory()
+        // `init` makes a library rather than opening one.
+        if command == InitCommand.self { return try InitCommand.create(arguments, directory: directory) }
         return try command.run(arguments) {
             // Only `import` makes a library: every other command on a folder without one says so.
             try Library(directory: directory, readOnly: readOnlyCommands.contains(command.name), create: command.name == "import")

@@ -105,7 +105,7 @@ import Testing
             #expect(r.status == 0 && r.stdout.contains("Usage: memories \(command)"), "\(command) --help")
         }
         let root = try box.run("--help")
-        #expect(root.status == 0 && root.stdout.contains("Commands:\n  import      Import photos") && root.stdout.contains("\n  completion "), "\(root.stdout)")
+        #expect(root.status == 0 && root.stdout.contains("Commands:\n  init        Make a new library") && root.stdout.contains("\n  import      Import photos") && root.stdout.contains("\n  completion "), "\(root.stdout)")
     }
 
     @Test func theLibraryComesFromTheEnvironmentWhenNotGiven() throws {

@@ -1,0 +1,56 @@
+import BlobStore
+import Foundation
+
+/// Where a library keeps its photos when they are not in its own folder: an S3 bucket, recorded
+/// in `blobs.json` in the library folder when the library is made (`memories init --blobs`).
+///
+/// Credentials are never written there: each start reads them from `AWS_ACCESS_KEY_ID` /
+/// `AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`), else from `profile` (or `AWS_PROFILE`, else
+/// "default") in `~/.aws/credentials`. Thumbnails and originals both go to the bucket; the store
+/// (`library.store`) and the lock stay in the folder.
+public struct BlobSettings: Codable, Equatable, Sendable {
+    /// `s3://bucket/prefix`.
+    public var url: String
+    public var endpoint: String
+    public var region: String
+    public var pathStyle: Bool
+    /// The credentials profile to use, by name (never the keys).
+    public var profile: String?
+
+    public static let fileName = "blobs.json"
+
+    /// Checks the location's form (the service is not asked).
+    public init(url: String, endpoint: String, region: String = "us-east-1", pathStyle: Bool = true, profile: String? = nil) throws {
+        _ = try S3Location(url, endpoint: endpoint, region: region, pathStyle: pathStyle)
+        self.url = url
+        self.endpoint = endpoint
+        self.region = region
+        self.pathStyle = pathStyle
+        self.profile = profile
+    }
+
+    /// The settings of the library in `directory`, nil when its photos are in its folder.
+    static func load(from directory: URL) throws -> BlobSettings? {
+        let file = directory.appendingPathComponent(fileName)
+        guard let data = try? Data(contentsOf: file) else { return nil }
+        do {
+            return try JSONDecoder().decode(BlobSettings.self, from: data)
+        } catch {
+            throw LibraryError.badSettings(file.path, "\(error)")
+        }
+    }
+
+    /// Writes `blobs.json` (temporary file, then rename).
+    func write(to directory: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try encoder.encode(self).write(to: directory.appendingPathComponent(Self.fileName), options: .atomic)
+    }
+
+    /// The S3 store these settings name, with credentials resolved now; locked through `lockDirectory`.
+    func backend(lockDirectory: URL) throws -> S3BlobStore {
+        let location = try S3Location(url, endpoint: endpoint, region: region, pathStyle: pathStyle)
+        let client = S3Client(location: location, credentials: try S3Credentials.resolve(profile: profile))
+        return try S3BlobStore(client: client, lockDirectory: lockDirectory)
+    }
+}
