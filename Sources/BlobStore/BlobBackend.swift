@@ -124,19 +124,59 @@ extension S3BlobStore: BlobBackend {
     public func hasBlobs() throws -> Bool { try !client.list(prefix: "sha256/", limit: 1).isEmpty }
 }
 
-/// An S3 store's write session: each put is stored (and confirmed) when it returns, under the
-/// shared lock; `commit()` has nothing left to make durable.
+/// An S3 store's write session, under the shared lock: each put is hashed at once and uploaded in
+/// the background (up to `inFlight` at a time); `commit()` returns when every upload has been
+/// confirmed, and throws the first failure. So a save's photos go up in parallel, and none is
+/// referenced by a commit before the service has it.
 final class S3BlobWriter: BlobWriter {
     let store: S3BlobStore
     let lock: FileLock
+    private let uploads = DispatchGroup()
+    private let slots: DispatchSemaphore
+    private let state = NSLock()
+    private var failure: Error?
 
-    init(_ store: S3BlobStore) throws {
+    init(_ store: S3BlobStore, inFlight: Int = 8) throws {
         self.store = store
+        slots = DispatchSemaphore(value: max(1, inFlight))
         lock = try store.writeLock()
     }
 
-    func put(_ data: Data) throws -> BlobDigest { try store.put(data).digest }
-    func commit() throws {}
-    func finish() { lock.unlock() }
+    func put(_ data: Data) throws -> BlobDigest {
+        let digest = SHA256.digest(data)
+        state.lock()
+        let failed = failure
+        state.unlock()
+        if let failed { throw failed }
+        slots.wait()
+        uploads.enter()
+        DispatchQueue.global(qos: .userInitiated).async { [store, slots, uploads] in
+            defer {
+                slots.signal()
+                uploads.leave()
+            }
+            do {
+                _ = try store.put(data, digest: digest)
+            } catch {
+                self.state.lock()
+                if self.failure == nil { self.failure = error }
+                self.state.unlock()
+            }
+        }
+        return digest
+    }
+
+    func commit() throws {
+        uploads.wait()
+        state.lock()
+        defer { state.unlock() }
+        if let failure { throw failure }
+    }
+
+    func finish() {
+        uploads.wait()
+        lock.unlock()
+    }
+
     var repaired: [BlobDigest] { [] }
 }

@@ -147,6 +147,11 @@ public final class S3Client: @unchecked Sendable {
         }
     }
 
+    /// Deletes the bucket, which must be empty (`BucketNotEmpty` otherwise).
+    public func deleteBucket() throws {
+        _ = try request("DELETE", location.bucketURL(), what: "DELETE BUCKET \(location.bucket)")
+    }
+
     /// Creates the bucket (succeeds if this account already owns it).
     public func createBucket() throws {
         do {

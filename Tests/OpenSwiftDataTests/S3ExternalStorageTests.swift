@@ -49,6 +49,23 @@ struct S3ExternalStorageTests {
         #expect(try blobs.client.list(prefix: "trash/").isEmpty && blobs.contains(shared))
     }
 
+    /// Uploads run in the background during a save; if one fails, the save fails before its
+    /// SQLite commit, so no row references a blob the service does not have.
+    @Test func aFailedUploadFailsTheSaveAndCommitsNoRow() throws {
+        let dir = TemporaryDirectory()
+        let (c, blobs) = try s3Container(dir)
+        // The bucket goes away under the open container (its owner object first, so it is empty).
+        try blobs.client.delete("owner")
+        try blobs.client.deleteBucket()
+        let context = ModelContext(c)
+        context.insert(Memory(title: "Lost", date: .now, notes: "", images: [image("a"), image("b"), image("c")]))
+        let failure = #expect(throws: S3Error.self) { try context.save() }
+        #expect(failure?.code == "NoSuchBucket", "\(String(describing: failure))")
+        #expect(try SQLiteProbe(dir.store("journal.store")).scalar("SELECT count(*) FROM MemoryImage") == "0")
+        #expect(try SQLiteProbe(dir.store("journal.store")).scalar("SELECT count(*) FROM Memory") == "0")
+        #expect(context.hasChanges, "the changes stay pending")
+    }
+
     @Test func anEmptyStoreOnABucketThatHoldsAnotherStoresBlobsCollectsNothing() throws {
         let dir = TemporaryDirectory()
         let (c, blobs) = try s3Container(dir)
