@@ -74,6 +74,34 @@ struct S3LibraryTests {
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: other.library.path)) ?? []).isEmpty)
     }
 
+    /// The service dies in the middle of an import (a proxy in front of it that drops dead after
+    /// passing on 200 KB, as a killed gateway does): the import fails saying so, no memory
+    /// references a photo the bucket lacks, and the same import run again completes.
+    @Test func theServiceDyingMidImportLosesNothingAndARerunCompletes() throws {
+        let box = Sandbox()
+        let s3 = try bucket()
+        let target = try #require(URL(string: s3LibraryEndpoint!))
+        let proxy = try DyingProxy(to: target.host!, port: target.port ?? 80, dieAfter: 200_000)
+        let url = "s3://\(s3.location.bucket)/journal"
+        #expect(try box.run("init", "--blobs", url, "--endpoint", s3LibraryEndpoint!).status == 0)
+        // From now on the library talks to the service through the proxy.
+        let settings = box.library.appendingPathComponent("blobs.json")
+        let text = try String(contentsOf: settings, encoding: .utf8)
+        try text.replacingOccurrences(of: s3LibraryEndpoint!, with: "http://127.0.0.1:\(proxy.port)").write(to: settings, atomically: true, encoding: .utf8)
+        let folder = fixturePhotos.appendingPathComponent("Rome")
+        let failed = try box.run("import", folder.path, "--title", "Rome")
+        proxy.stop()
+        #expect(failed.status == 1 && failed.stderr.contains("127.0.0.1:\(proxy.port)"), "\(failed.status) \(failed.stderr)")
+        // Whatever the store recorded, the bucket has: verify through the real endpoint.
+        try text.write(to: settings, atomically: true, encoding: .utf8)
+        let check = try box.run("verify", "--json").json(VerifyJSON.self)
+        #expect(check.missing.isEmpty && check.corrupt.isEmpty, "\(check)")
+        let again = try box.run("import", folder.path, "--title", "Rome")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try box.run("show", "Rome", "--json").json(ShowJSON.self).images.count == 4)
+        #expect(try box.run("verify").status == 0)
+    }
+
     @Test func wrongCredentialsAndAStoppedServiceAreSaidPlainly() throws {
         let box = Sandbox()
         let s3 = try bucket()
@@ -95,4 +123,85 @@ struct S3LibraryTests {
         let noKeys = try box.run("list", environment: ["AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "HOME": box.url.path])
         #expect(noKeys.status == 1 && noKeys.stderr.contains("no S3 credentials"), "\(noKeys.stderr)")
     }
+}
+
+/// A TCP proxy to `host:port` on a port of its own that, once it has passed on `dieAfter` bytes
+/// towards the service, closes every connection and stops accepting: a gateway killed mid-transfer.
+final class DyingProxy: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+    private var stopped = false
+    private let lock = NSLock()
+    private var sockets: [Int32] = []
+    private var forwarded = 0
+    private let limit: Int
+
+    init(to host: String, port target: Int, dieAfter limit: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        listen(fd, 16)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        self.limit = limit
+        Thread.detachNewThread { [self] in
+            while true {
+                let client = accept(fd, nil, nil)
+                guard client >= 0 else { return }
+                let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                var to = sockaddr_in()
+                to.sin_family = sa_family_t(AF_INET)
+                to.sin_addr.s_addr = inet_addr(host == "localhost" ? "127.0.0.1" : host)
+                to.sin_port = UInt16(target).bigEndian
+                _ = withUnsafePointer(to: &to) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+                lock.lock()
+                sockets += [client, upstream]
+                lock.unlock()
+                // Service → client as it comes; client → service until the limit, then death.
+                Thread.detachNewThread { Self.pump(upstream, client) { _ in true } }
+                Thread.detachNewThread {
+                    Self.pump(client, upstream) { n in
+                        self.lock.lock()
+                        self.forwarded += n
+                        let alive = self.forwarded < self.limit
+                        self.lock.unlock()
+                        if !alive { self.stop() }
+                        return alive
+                    }
+                }
+            }
+        }
+    }
+
+    private static func pump(_ from: Int32, _ to: Int32, _ allow: (Int) -> Bool) {
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
+            guard n > 0, allow(n) else { return }
+            var sent = 0
+            while sent < n {
+                let m = buffer.withUnsafeBytes { write(to, $0.baseAddress! + sent, n - sent) }
+                guard m > 0 else { return }
+                sent += m
+            }
+        }
+    }
+
+    /// Closes the listener and every connection (idempotent).
+    func stop() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !stopped else { return }
+        stopped = true
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for fd in sockets { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    deinit { stop() }
 }
