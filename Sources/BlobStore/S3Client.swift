@@ -35,6 +35,10 @@ public final class S3Client: @unchecked Sendable {
     public var stallTimeout = 30
     /// Attempts after the first, for 5xx, 429 and network errors (backoff 0.2 s, doubling).
     public var retries = 4
+    /// Files larger than this are uploaded in parts (multipart upload), each of `partSize` bytes.
+    public var multipartThreshold: Int64 = 64 << 20
+    /// The size of each part of a multipart upload but the last (S3's minimum: 5 MiB).
+    public var partSize: Int64 = 16 << 20
     /// Objects a listing asks for per page (S3's maximum and default: 1,000).
     public var pageSize = 1000
     private var idle: [UnsafeMutableRawPointer] = []
@@ -65,7 +69,12 @@ public final class S3Client: @unchecked Sendable {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw S3Error.network("cannot stat \(path)", request: "PUT \(key)") }
-        _ = try request("PUT", location.url(for: key), body: .file(fd, Int64(info.st_size)), payloadHash: sha256?.hex ?? "UNSIGNED-PAYLOAD",
+        let size = Int64(info.st_size)
+        if size > multipartThreshold {
+            try putMultipart(key, fd: fd, size: size)
+            return
+        }
+        _ = try request("PUT", location.url(for: key), body: .file(fd, offset: 0, length: size), payloadHash: sha256?.hex ?? "UNSIGNED-PAYLOAD",
                         what: "PUT \(location.objectKey(key))")
     }
 
@@ -132,6 +141,59 @@ public final class S3Client: @unchecked Sendable {
         return objects
     }
 
+    /// Uploads `size` bytes of `fd` in parts: each part's SHA-256 is sent with it (the service
+    /// checks every part), and the object appears only when the upload is completed. On any
+    /// failure the upload is aborted, so no parts are left behind.
+    func putMultipart(_ key: String, fd: Int32, size: Int64) throws {
+        let url = location.url(for: key)
+        let what = "PUT \(location.objectKey(key)) (multipart)"
+        let started = try request("POST", url + "?uploads=", body: .data(Data()), payloadHash: SHA256.digest(Data()).hex, what: what)
+        guard let uploadId = S3ListingParser.value("UploadId", in: started.body) else {
+            throw S3Error.service(status: started.status, code: "NoUploadId", message: "the service gave no upload id", request: what)
+        }
+        let upload = "uploadId=" + S3Location.encode(uploadId)
+        do {
+            var parts: [String] = []
+            var offset: Int64 = 0
+            var number = 1
+            while offset < size {
+                let length = min(partSize, size - offset)
+                let hash = try Self.sha256(fd: fd, offset: offset, length: length)
+                let response = try request("PUT", url + "?partNumber=\(number)&" + upload, body: .file(fd, offset: offset, length: length),
+                                           payloadHash: hash.hex, what: "\(what), part \(number)")
+                guard let etag = response.headers["etag"] else {
+                    throw S3Error.service(status: response.status, code: "NoETag", message: "part \(number) has no ETag", request: what)
+                }
+                parts.append("<Part><PartNumber>\(number)</PartNumber><ETag>\(etag)</ETag></Part>")
+                offset += length
+                number += 1
+            }
+            let body = Data(("<CompleteMultipartUpload>" + parts.joined() + "</CompleteMultipartUpload>").utf8)
+            let done = try request("POST", url + "?" + upload, body: .data(body), payloadHash: SHA256.digest(body).hex, what: what)
+            // Completing can fail after its 200 has been sent: the error is then in the body.
+            let error = S3ListingParser.error(done.body)
+            if !error.code.isEmpty { throw S3Error.service(status: 200, code: error.code, message: error.message, request: what) }
+        } catch {
+            _ = try? request("DELETE", url + "?" + upload, what: "\(what), abort")
+            throw error
+        }
+    }
+
+    /// The SHA-256 of `length` bytes of `fd` from `offset`.
+    static func sha256(fd: Int32, offset: Int64, length: Int64) throws -> BlobDigest {
+        let hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var done: Int64 = 0
+        while done < length {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, Int(length - done)), off_t(offset + done)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw S3Error.network("cannot read the file being uploaded", request: "hash") }
+            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            done += Int64(n)
+        }
+        return hasher.finish()
+    }
+
     /// Copies an object inside the bucket, server side (the new object's time is now). Copying an
     /// object onto itself refreshes its time.
     public func copy(from source: String, to target: String) throws {
@@ -166,7 +228,8 @@ public final class S3Client: @unchecked Sendable {
     enum Body {
         case none
         case data(Data)
-        case file(Int32, Int64)
+        /// `length` bytes of the open file, from `offset` (read with pread: the file's position is not used).
+        case file(Int32, offset: Int64, length: Int64)
     }
 
     struct Response {
@@ -186,7 +249,6 @@ public final class S3Client: @unchecked Sendable {
         while true {
             let transfer = Transfer(body: body, output: output)
             transfer.sink = sink
-            if case .file(let fd, _) = body { lseek(fd, 0, SEEK_SET) }
             if output >= 0 { _ = lseek(output, start, SEEK_SET); _ = ftruncate(output, start) }
             let hash: String
             switch body {
@@ -267,7 +329,7 @@ public final class S3Client: @unchecked Sendable {
             _ = ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(data.count))
             _ = ccurl_setopt_callback(handle, CURLOPT_READFUNCTION, transferRead)
             _ = ccurl_setopt_pointer(handle, CURLOPT_READDATA, context)
-        case .file(_, let size):
+        case .file(_, _, let size):
             _ = ccurl_setopt_long(handle, CURLOPT_UPLOAD, 1)
             _ = ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(size))
             _ = ccurl_setopt_callback(handle, CURLOPT_READFUNCTION, transferRead)
@@ -409,14 +471,17 @@ private let transferRead: ccurl_data_callback = { buffer, size, count, context i
         }
         transfer.offset += n
         return n
-    case .file(let fd, _):
+    case .file(let fd, let start, let length):
+        let left = Int(length) - transfer.offset
+        guard left > 0 else { return 0 }
         while true {
-            let n = read(fd, buffer, room)
+            let n = pread(fd, buffer, min(room, left), off_t(start) + off_t(transfer.offset))
             if n < 0 && errno == EINTR { continue }
-            if n < 0 {
-                transfer.failure = "cannot read the upload: \(String(cString: strerror(errno)))"
+            if n <= 0 {
+                transfer.failure = n == 0 ? "the file being uploaded got shorter" : "cannot read the upload: \(String(cString: strerror(errno)))"
                 return Int(CURL_READFUNC_ABORT)
             }
+            transfer.offset += n
             return n
         }
     }
@@ -447,7 +512,9 @@ private let transferSeek: ccurl_seek_callback = { context, offset, origin in
         guard offset >= 0 && Int(offset) <= data.count else { return Int32(CURL_SEEKFUNC_FAIL) }
         transfer.offset = Int(offset)
         return Int32(CURL_SEEKFUNC_OK)
-    case .file(let fd, _):
-        return lseek(fd, off_t(offset), SEEK_SET) < 0 ? Int32(CURL_SEEKFUNC_FAIL) : Int32(CURL_SEEKFUNC_OK)
+    case .file(_, _, let length):
+        guard offset >= 0 && offset <= length else { return Int32(CURL_SEEKFUNC_FAIL) }
+        transfer.offset = Int(offset)
+        return Int32(CURL_SEEKFUNC_OK)
     }
 }

@@ -35,6 +35,25 @@ final class S3ListingParser: NSObject, XMLParserDelegate {
         return (delegate.errorCode, delegate.errorMessage)
     }
 
+    /// The text of the first `element` in an XML body (`UploadId` of an initiated multipart upload).
+    static func value(_ element: String, in data: Data) -> String? {
+        final class Finder: NSObject, XMLParserDelegate {
+            let name: String
+            var text = "", found: String?
+            init(_ name: String) { self.name = name }
+            func parser(_ parser: XMLParser, didStartElement e: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) { text = "" }
+            func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+            func parser(_ parser: XMLParser, didEndElement e: String, namespaceURI: String?, qualifiedName: String?) {
+                if e == name && found == nil { found = text }
+            }
+        }
+        let finder = Finder(element)
+        let parser = XMLParser(data: data)
+        parser.delegate = finder
+        _ = parser.parse()
+        return finder.found
+    }
+
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
         text = ""

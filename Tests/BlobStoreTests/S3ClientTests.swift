@@ -67,6 +67,14 @@ struct S3ClientTests {
         let notThere = #expect(throws: S3Error.self) { try s3.get("no-such-key", into: out) }
         #expect(notThere?.code == "NoSuchKey")
         #expect(try Data(contentsOf: missing).isEmpty)
+        // Above the threshold the file goes up in parts (here 5 MiB and 4 MiB), each part checked.
+        s3.multipartThreshold = 6 << 20
+        s3.partSize = 5 << 20
+        try s3.put("big-in-parts", file: source.path, sha256: digest)
+        let parted = try #require(try s3.head("big-in-parts"))
+        #expect(parted.size == Int64(bytes.count) && parted.etag.hasSuffix("-2"), "a two-part upload's ETag: \(parted.etag)")
+        #expect(SHA256.digest(try s3.get("big-in-parts")) == digest)
+        #expect(try s3.list().map(\.key).sorted() == ["big", "big-in-parts"])
         // Bytes that do not hash to the digest sent with them are refused by the service, and not stored.
         let wrong = SHA256.digest(Data("something else".utf8))
         let refused = #expect(throws: S3Error.self) { try s3.put("bad", data: Data("these bytes".utf8), sha256: wrong) }
