@@ -86,6 +86,12 @@ public final class BlobStore: @unchecked Sendable {
         try FileLock(path: lockPath, mode: .shared, timeout: timeout)
     }
 
+    /// The lock held exclusive: no writer is between a put and its commit, and none starts, until
+    /// it is released (what a sweep holds; also a move of every blob to another store).
+    public func exclusiveLock(timeout: TimeInterval = 600) throws -> FileLock {
+        try FileLock(path: lockPath, mode: .exclusive, timeout: timeout)
+    }
+
     /// fsyncs a directory (or a file) by path.
     static func sync(path: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -17,6 +17,10 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case badSettings(String, String)
     /// `memories init` on a folder that already holds a library.
     case libraryExists(String)
+    /// `blobs push` or `pull` with nothing to move: why.
+    case blobsAlreadyThere(String)
+    /// The place photos would move to belongs to another library: where, and its owner.
+    case bucketOfAnotherLibrary(String, String)
 
     public var errorDescription: String? {
         switch self {
@@ -43,6 +47,10 @@ public enum LibraryError: Error, Equatable, LocalizedError {
                 + "Run the import again to make a new memory"
         case .badSettings(let path, let reason):
             return "\(path) cannot be read (\(reason)); it says where this library's photos are: restore it from a backup"
+        case .blobsAlreadyThere(let reason):
+            return "nothing to move: \(reason)"
+        case .bucketOfAnotherLibrary(let place, let owner):
+            return "\(place) holds the photos of another library (\(owner)); nothing was copied. Choose another bucket or prefix"
         case .libraryExists(let path):
             return "\(path) already holds a library; choose another folder with --library"
         case .invalidDate(let text):

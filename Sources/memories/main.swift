@@ -6,7 +6,7 @@ import OpenSwiftData
 
 let commands: [any Command.Type] = [
     InitCommand.self, ImportCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
-    ExportCommand.self, DeleteCommand.self, GCCommand.self, VerifyCommand.self, RepairCommand.self,
+    ExportCommand.self, DeleteCommand.self, GCCommand.self, VerifyCommand.self, RepairCommand.self, BlobsCommand.self,
     CompletionCommand.self,
 ]
 

@@ -102,6 +102,46 @@ struct S3LibraryTests {
         #expect(try box.run("verify").status == 0)
     }
 
+    /// `blobs push` moves a local library's photos into a bucket and `blobs pull` back, each
+    /// confirmed before the switch; an interrupted push leaves the library where it was, and the
+    /// re-run skips what was copied.
+    @Test func pushAndPullMoveEveryPhotoAndResumeAfterAnInterruption() throws {
+        let box = Sandbox()
+        let s3 = try bucket()
+        let url = "s3://\(s3.location.bucket)/journal"
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome", "-q").status == 0)
+        let local = try box.run("show", "Rome", "--json").json(ShowJSON.self)
+        // Through a service that dies after 100 KB: the push fails and the library stays local.
+        let target = try #require(URL(string: s3LibraryEndpoint!))
+        let proxy = try DyingProxy(to: target.host!, port: target.port ?? 80, dieAfter: 100_000)
+        let cut = try box.run("blobs", "push", "--to", url, "--endpoint", "http://127.0.0.1:\(proxy.port)", "-j", "1")
+        proxy.stop()
+        #expect(cut.status == 1, "\(cut.stdout)\(cut.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: box.library.appendingPathComponent("blobs.json").path))
+        #expect(try box.run("verify").status == 0, "still whole where it was")
+        let partial = try s3.list(prefix: "sha256/").count
+        #expect(partial < 8)
+        // Again, with the service up: what was copied is skipped, then the library switches.
+        let pushed = try box.run("blobs", "push", "--to", url, "--endpoint", s3LibraryEndpoint!, "--json")
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(pushed.stdout.utf8)) as? [String: Any]
+        #expect(report?["alreadyThere"] as? Int == partial && report?["copied"] as? Int == 8 - partial, "\(pushed.stdout)")
+        #expect(try s3.list(prefix: "sha256/").count == 8)
+        #expect(FileManager.default.fileExists(atPath: box.library.appendingPathComponent("blobs.json").path))
+        #expect(try box.run("verify").status == 0)
+        // Served from the bucket now: an export still gives the originals back.
+        let out = box.url.appendingPathComponent("export")
+        #expect(try box.run("export", "Rome", out.path).status == 0)
+        for image in local.images { #expect(try sha256(out.appendingPathComponent(image.filename)) == image.sha256) }
+        #expect(try box.run("blobs", "push", "--to", url, "--endpoint", s3LibraryEndpoint!).status == 1, "in a bucket already")
+        // And back: the folder is the library's again, every photo in it.
+        #expect(try box.run("blobs", "pull").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: box.library.appendingPathComponent("blobs.json").path))
+        #expect(box.blobFiles().count == 8)
+        #expect(try box.run("verify").status == 0)
+        #expect(try box.run("blobs", "sideways").status == 64)
+    }
+
     @Test func wrongCredentialsAndAStoppedServiceAreSaidPlainly() throws {
         let box = Sandbox()
         let s3 = try bucket()
