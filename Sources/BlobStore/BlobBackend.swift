@@ -101,14 +101,7 @@ extension S3BlobStore: BlobBackend {
 
     @discardableResult
     public func remove(_ candidates: Set<BlobDigest>, lockTimeout: TimeInterval, isReferenced: (BlobDigest) throws -> Bool) throws -> Int {
-        let lock = try FileLock(path: lockPath, mode: .exclusive, timeout: lockTimeout)
-        defer { lock.unlock() }
-        var removed = 0
-        for digest in candidates.sorted() where try !isReferenced(digest) {
-            try moveToTrash(digest)
-            removed += 1
-        }
-        return removed
+        try trashUnreferenced(candidates, lockPath: lockPath, lockTimeout: lockTimeout, isReferenced: isReferenced, moveToTrash: moveToTrash)
     }
 
     public func sweep(gracePeriod: TimeInterval, trashGracePeriod: TimeInterval, pruneNow: Bool, dryRun: Bool,
@@ -179,4 +172,19 @@ final class S3BlobWriter: BlobWriter {
     }
 
     var repaired: [BlobDigest] { [] }
+}
+
+/// Moves to the trash those of `candidates` that `isReferenced` says nothing refers to any more,
+/// under the exclusive lock at `lockPath` (so no writer commits a new reference in between): the
+/// removal both stores share. Returns how many went.
+func trashUnreferenced(_ candidates: Set<BlobDigest>, lockPath: String, lockTimeout: TimeInterval,
+                       isReferenced: (BlobDigest) throws -> Bool, moveToTrash: (BlobDigest) throws -> Void) throws -> Int {
+    let lock = try FileLock(path: lockPath, mode: .exclusive, timeout: lockTimeout)
+    defer { lock.unlock() }
+    var removed = 0
+    for digest in candidates.sorted() where try !isReferenced(digest) {
+        try moveToTrash(digest)
+        removed += 1
+    }
+    return removed
 }

@@ -37,14 +37,7 @@ extension BlobStore {
     public func remove(_ candidates: Set<BlobDigest>, lockTimeout: TimeInterval = 600,
                        isReferenced: (BlobDigest) throws -> Bool) throws -> Int {
         try refuseIfReadOnly()
-        let lock = try FileLock(path: lockPath, mode: .exclusive, timeout: lockTimeout)
-        defer { lock.unlock() }
-        var removed = 0
-        for digest in candidates.sorted() where try !isReferenced(digest) {
-            try moveToTrash(digest)
-            removed += 1
-        }
-        return removed
+        return try trashUnreferenced(candidates, lockPath: lockPath, lockTimeout: lockTimeout, isReferenced: isReferenced, moveToTrash: moveToTrash)
     }
 
     /// Garbage collection in three steps, under the store's exclusive lock: every referenced blob

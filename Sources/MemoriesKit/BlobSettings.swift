@@ -51,6 +51,12 @@ public struct BlobSettings: Codable, Equatable, Sendable {
     func backend(lockDirectory: URL) throws -> S3BlobStore {
         let location = try S3Location(url, endpoint: endpoint, region: region, pathStyle: pathStyle)
         let client = S3Client(location: location, credentials: try S3Credentials.resolve(profile: profile))
+        // MEMORIES_S3_TIMEOUT=SECONDS: how long to wait for a connection, and for data in a
+        // transfer that has stalled (defaults 10 and 30), before a request is retried or given up.
+        if let seconds = ProcessInfo.processInfo.environment["MEMORIES_S3_TIMEOUT"].flatMap(Int.init), seconds > 0 {
+            client.connectTimeout = seconds
+            client.stallTimeout = seconds
+        }
         return try S3BlobStore(client: client, lockDirectory: lockDirectory)
     }
 }

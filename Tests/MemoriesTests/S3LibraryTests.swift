@@ -142,6 +142,25 @@ struct S3LibraryTests {
         #expect(try box.run("blobs", "sideways").status == 64)
     }
 
+    /// A service that takes connections and never answers (a gateway whose storage daemon is
+    /// down): requests time out, are retried, and the command fails saying the service stopped
+    /// answering; nothing is imported.
+    @Test func aServiceThatNeverAnswersTimesOutWithAClearMessage() throws {
+        let box = Sandbox()
+        let s3 = try bucket()
+        #expect(try box.run("init", "--blobs", "s3://\(s3.location.bucket)/journal", "--endpoint", s3LibraryEndpoint!).status == 0)
+        let silent = try DyingProxy(to: "127.0.0.1", port: 9, dieAfter: .max, answers: false)
+        let settings = box.library.appendingPathComponent("blobs.json")
+        let text = try String(contentsOf: settings, encoding: .utf8)
+        try text.replacingOccurrences(of: s3LibraryEndpoint!, with: "http://127.0.0.1:\(silent.port)").write(to: settings, atomically: true, encoding: .utf8)
+        let hung = try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome", environment: ["MEMORIES_S3_TIMEOUT": "1"])
+        silent.stop()
+        #expect(hung.status == 1 && hung.stderr.contains("stopped answering"), "\(hung.stderr)")
+        try text.write(to: settings, atomically: true, encoding: .utf8)
+        #expect(try box.run("list", "--json").json([ListJSON].self).isEmpty)
+        #expect(try s3.list(prefix: "sha256/").isEmpty)
+    }
+
     @Test func wrongCredentialsAndAStoppedServiceAreSaidPlainly() throws {
         let box = Sandbox()
         let s3 = try bucket()
@@ -167,6 +186,8 @@ struct S3LibraryTests {
 
 /// A TCP proxy to `host:port` on a port of its own that, once it has passed on `dieAfter` bytes
 /// towards the service, closes every connection and stops accepting: a gateway killed mid-transfer.
+/// With `answers: false` it takes connections and requests and never answers: a gateway whose
+/// storage is down.
 final class DyingProxy: @unchecked Sendable {
     let port: Int
     private let listener: Int32
@@ -176,7 +197,7 @@ final class DyingProxy: @unchecked Sendable {
     private var forwarded = 0
     private let limit: Int
 
-    init(to host: String, port target: Int, dieAfter limit: Int) throws {
+    init(to host: String, port target: Int, dieAfter limit: Int, answers: Bool = true) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -193,6 +214,14 @@ final class DyingProxy: @unchecked Sendable {
             while true {
                 let client = accept(fd, nil, nil)
                 guard client >= 0 else { return }
+                guard answers else {
+                    // Takes the request and never answers.
+                    lock.lock()
+                    sockets.append(client)
+                    lock.unlock()
+                    Thread.detachNewThread { Self.pump(client, -1) { _ in false } }
+                    continue
+                }
                 let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
                 var to = sockaddr_in()
                 to.sin_family = sa_family_t(AF_INET)
