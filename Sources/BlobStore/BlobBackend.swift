@@ -34,6 +34,11 @@ public protocol BlobBackend: AnyObject, Sendable {
     func setOwner(_ identity: String) throws
     /// Whether at least one blob is stored.
     func hasBlobs() throws -> Bool
+    /// Where the blobs were moved to, if they were (the `moved` record, written under the
+    /// exclusive lock by a move): writers refuse a store that has one.
+    func movedTo() throws -> String?
+    /// Records (or, with nil, clears) that the blobs were moved to `place`.
+    func setMoved(_ place: String?) throws
 }
 
 /// One save's blobs: each `put` returns the digest; all are durable once `commit()` returns.
@@ -75,6 +80,11 @@ final class LocalBlobWriter: BlobWriter {
 
     init(_ store: BlobStore) throws {
         lock = try store.writeLock()
+        // Checked under the lock: a move holds it exclusive, so it is either done or not begun.
+        if let place = try store.movedTo() {
+            lock.unlock()
+            throw BlobStoreError.moved(to: place)
+        }
         batch = BlobBatch(store: store)
     }
 
@@ -133,6 +143,11 @@ final class S3BlobWriter: BlobWriter {
         self.store = store
         slots = DispatchSemaphore(value: max(1, inFlight))
         lock = try store.writeLock()
+        // Checked under the lock: a move holds it exclusive, so it is either done or not begun.
+        if let place = try store.movedTo() {
+            lock.unlock()
+            throw BlobStoreError.moved(to: place)
+        }
     }
 
     func put(_ data: Data) throws -> BlobDigest {
@@ -187,4 +202,55 @@ func trashUnreferenced(_ candidates: Set<BlobDigest>, lockPath: String, lockTime
         removed += 1
     }
     return removed
+}
+
+extension BlobStore {
+    var movedPath: String { root.appendingPathComponent("moved").path }
+
+    public func movedTo() throws -> String? {
+        guard let data = FileManager.default.contents(atPath: movedPath) else {
+            if access(movedPath, F_OK) == 0 { throw BlobStoreError.io(path: movedPath, operation: "read", errno: EIO) }
+            return nil
+        }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? root.path : text
+    }
+
+    public func setMoved(_ place: String?) throws {
+        try refuseIfReadOnly()
+        guard let place else {
+            if unlink(movedPath) != 0 && errno != ENOENT { throw BlobStoreError.io(path: movedPath, operation: "remove", errno: errno) }
+            try BlobStore.sync(path: root.path)
+            return
+        }
+        let temporary = movedPath + ".\(getpid()).part"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try check(fd, "create", temporary)
+        do {
+            try Data((place + "\n").utf8).withUnsafeBytes { try writeAll(fd, $0, temporary) }
+            try check(fsync(fd), "fsync", temporary)
+            close(fd)
+            try check(rename(temporary, movedPath), "rename", movedPath)
+            try BlobStore.sync(path: root.path)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+    }
+}
+
+extension S3BlobStore {
+    public func movedTo() throws -> String? {
+        do {
+            let text = String(decoding: try client.get("moved"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            return text.isEmpty ? locationDescription : text
+        } catch let error as S3Error where error.isMissingObject {
+            return nil
+        }
+    }
+
+    public func setMoved(_ place: String?) throws {
+        if let place { try client.put("moved", data: Data((place + "\n").utf8)) } else { try client.delete("moved") }
+    }
 }

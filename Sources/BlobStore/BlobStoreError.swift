@@ -10,6 +10,9 @@ public enum BlobStoreError: Error, Equatable, LocalizedError {
     case io(path: String, operation: String, errno: Int32)
     /// The store's lock could not be taken within the time allowed.
     case lockTimeout(path: String)
+    /// The blobs were moved to another store (the place named) since this one was opened, or a
+    /// move was interrupted: nothing may be written here any more.
+    case moved(to: String)
 
     public var errorDescription: String? {
         switch self {
@@ -17,6 +20,9 @@ public enum BlobStoreError: Error, Equatable, LocalizedError {
         case .corrupt(let d, let actual): return "blob \(d) is corrupt: its content hashes to \(actual)"
         case .io(let path, let operation, let code): return "\(operation) \(path): \(String(cString: strerror(code)))"
         case .lockTimeout(let path): return "timed out waiting for the lock \(path)"
+        case .moved(let place):
+            return "the photos were moved to \(place) (while this ran, or by a move that did not finish); nothing was written. "
+                + "Run the command again; `memories blobs push` or `pull` finishes an interrupted move"
         }
     }
 

@@ -29,6 +29,11 @@ public struct S3Location: Sendable, Equatable, Codable {
         guard let parsed = URL(string: endpoint), let scheme = parsed.scheme, ["http", "https"].contains(scheme), parsed.host != nil else {
             throw S3Error.invalidLocation("\(endpoint): the endpoint is a URL such as https://s3.example.com or http://127.0.0.1:7480")
         }
+        // Keys never go in the endpoint (it is written into the library and shown in messages).
+        guard parsed.user == nil, parsed.password == nil, parsed.query == nil, parsed.path.isEmpty || parsed.path == "/" else {
+            throw S3Error.invalidLocation("the endpoint is scheme://host[:port] only, without a user, password, path or query "
+                                          + "(keys come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or ~/.aws/credentials)")
+        }
         self.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
         self.region = region
         self.bucket = bucket

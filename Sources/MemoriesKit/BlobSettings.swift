@@ -32,19 +32,44 @@ public struct BlobSettings: Codable, Equatable, Sendable {
     /// The settings of the library in `directory`, nil when its photos are in its folder.
     static func load(from directory: URL) throws -> BlobSettings? {
         let file = directory.appendingPathComponent(fileName)
-        guard let data = try? Data(contentsOf: file) else { return nil }
+        // Only a file that is not there means "in the folder": any other failure to read it is an
+        // error, never a silent switch to the folder.
+        guard access(file.path, F_OK) == 0 || errno != ENOENT else { return nil }
         do {
+            let data = try Data(contentsOf: file)
             return try JSONDecoder().decode(BlobSettings.self, from: data)
         } catch {
             throw LibraryError.badSettings(file.path, "\(error)")
         }
     }
 
-    /// Writes `blobs.json` (temporary file, then rename).
+    /// Writes `blobs.json` durably: a temporary file, synced, renamed over, the folder synced.
     func write(to directory: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try encoder.encode(self).write(to: directory.appendingPathComponent(Self.fileName), options: .atomic)
+        let data = try encoder.encode(self)
+        let final = directory.appendingPathComponent(Self.fileName).path
+        let temporary = final + ".\(getpid()).part"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw BlobStoreError.io(path: temporary, operation: "create", errno: errno) }
+        let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        guard written == data.count, fsync(fd) == 0 else {
+            let code = errno
+            close(fd)
+            unlink(temporary)
+            throw BlobStoreError.io(path: temporary, operation: "write", errno: code)
+        }
+        close(fd)
+        guard rename(temporary, final) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw BlobStoreError.io(path: final, operation: "rename", errno: code)
+        }
+        let folder = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
     }
 
     /// The S3 store these settings name, with credentials resolved now; locked through `lockDirectory`.

@@ -31,8 +31,17 @@ extension Library {
         let lock = try local.exclusiveLock()
         defer { lock.unlock() }
         guard let identity = try local.owner() else { throw LibraryError.blobsAlreadyThere("the library's photo folder has no owner record") }
-        if let owner = try target.owner(), owner != identity {
+        switch try target.owner() {
+        case let owner? where owner != identity:
             throw LibraryError.bucketOfAnotherLibrary(settings.url, owner)
+        case nil:
+            // Files without an owner record (lost, or another tool's): this library's gc would
+            // later call all of them unused. An empty prefix is claimed before anything is copied,
+            // so that an interrupted push finds it its own when run again.
+            if try target.hasBlobs() { throw LibraryError.bucketOfAnotherLibrary(settings.url, "no owner record, but it holds files") }
+            try target.setOwner(identity)
+        default:
+            break  // this library's: an interrupted push, resumed
         }
         let digests = try container.referencedBlobDigests().sorted()
         var report = BlobMoveReport(location: settings.url)
@@ -52,7 +61,11 @@ extension Library {
             counts.unlock()
             progress?(d, digests.count)
         }
-        try target.setOwner(identity)
+        // The switch, in an order a kill cannot hurt: the bucket made writable (a pull may have
+        // marked it moved), the folder marked moved (so processes that opened the library before
+        // now refuse to write there), and only then blobs.json.
+        try target.setMoved(nil)
+        try local.setMoved(settings.url)
         try settings.write(to: directory)
         return report
     }
@@ -86,6 +99,10 @@ extension Library {
             progress?(d, digests.count)
         }
         try local.setOwner(identity)
+        // The bucket marked moved first (processes that opened the library before refuse to
+        // upload there), the folder made writable, then blobs.json removed.
+        try remote.setMoved(supportDirectory.path)
+        try local.setMoved(nil)
         // The switch: without blobs.json the library's photos are its folder's again.
         let settings = directory.appendingPathComponent(BlobSettings.fileName)
         guard unlink(settings.path) == 0 || errno == ENOENT else {

@@ -124,7 +124,8 @@ struct S3ClientTests {
         virtual.pathStyle = false
         #expect(virtual.url(for: "k") == "http://family-photos.127.0.0.1:7480/journal/2024/k")
         #expect(try S3Location("s3://b12", endpoint: "https://s3.example.com").prefix == "")
-        for (url, endpoint) in [("photos", "http://x"), ("s3://UPPER", "http://x"), ("s3://ab", "http://x"), ("s3://ok-bucket", "ftp://x"), ("s3://ok-bucket", "nonsense")] {
+        for (url, endpoint) in [("photos", "http://x"), ("s3://UPPER", "http://x"), ("s3://ab", "http://x"), ("s3://ok-bucket", "ftp://x"), ("s3://ok-bucket", "nonsense"),
+                                ("s3://ok-bucket", "http://AKID:secret@127.0.0.1:7480"), ("s3://ok-bucket", "http://host/path")] {
             #expect(throws: S3Error.self) { try S3Location(url, endpoint: endpoint) }
         }
     }

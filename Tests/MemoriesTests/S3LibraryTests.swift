@@ -1,6 +1,7 @@
 import BlobStore
 import Foundation
 import Testing
+@testable import MemoriesKit
 
 /// A real S3 service for the tests (`scripts/s3-test-cluster.sh start`, which scripts/test.sh does).
 let s3LibraryEndpoint = ProcessInfo.processInfo.environment["S3_TEST_ENDPOINT"]
@@ -145,6 +146,37 @@ struct S3LibraryTests {
     /// A service that takes connections and never answers (a gateway whose storage daemon is
     /// down): requests time out, are retried, and the command fails saying the service stopped
     /// answering; nothing is imported.
+    /// A process that opened the library before a push (or pull) must not go on writing to the
+    /// place the photos left: its next save refuses, naming where they went.
+    @Test func aProcessOpenedBeforeAMoveRefusesToWriteWhereThePhotosWere() throws {
+        let box = Sandbox()
+        let s3 = try bucket()
+        let url = "s3://\(s3.location.bucket)/journal"
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome", "-q").status == 0)
+        let stale = try Library(directory: box.library)
+        #expect(try box.run("blobs", "push", "--to", url, "--endpoint", s3LibraryEndpoint!).status == 0)
+        var options = ImportOptions()
+        options.title = "Paris"
+        let late = #expect(throws: BlobStoreError.self) {
+            _ = try stale.importPhotos([fixturePhotos.appendingPathComponent("Paris").path], options: options)
+        }
+        #expect(late == .moved(to: url), "\(String(describing: late))")
+        #expect(box.blobFiles().count == 8, "nothing new in the folder the photos left")
+        // Opened now, the library writes to the bucket; and the same for a pull in reverse.
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris", "-q").status == 0)
+        let onBucket = try Library(directory: box.library)
+        #expect(try box.run("blobs", "pull").status == 0)
+        let refused = #expect(throws: BlobStoreError.self) { _ = try onBucket.importPhotos([fixturePhotos.appendingPathComponent("Rome").path], options: options) }
+        guard case .moved? = refused else { Issue.record("not refused as moved: \(String(describing: refused))"); return }
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--into", "Paris", "-q").status == 0)
+        #expect(try box.run("verify").status == 0)
+        // A prefix holding files but no owner record is refused as a push target.
+        let foreign = try bucket(prefix: "theirs")
+        try foreign.put("sha256/ab/" + String(repeating: "ab", count: 32), data: Data("someone's".utf8))
+        let other = try box.run("blobs", "push", "--to", "s3://\(foreign.location.bucket)/theirs", "--endpoint", s3LibraryEndpoint!)
+        #expect(other.status == 1 && other.stderr.contains("no owner record"), "\(other.stderr)")
+    }
+
     @Test func aServiceThatNeverAnswersTimesOutWithAClearMessage() throws {
         let box = Sandbox()
         let s3 = try bucket()
