@@ -21,16 +21,73 @@ final class MD5 {
     }
 
     /// Lower-case hex, as S3 writes ETags.
-    func finish() -> String {
+    func finish() -> String { Self.hex(bytes: finishBytes()) }
+
+    func finishBytes() -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 16)
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &out, &length)
-        return out.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+        return Array(out.prefix(Int(length)))
     }
+
+    static func hex(bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     static func hex(_ data: Data) -> String {
         let hasher = MD5()
         data.withUnsafeBytes { hasher.update($0) }
         return hasher.finish()
+    }
+}
+
+/// The two ETags S3 can give the same bytes: uploaded in one part (their MD5), or in parts of
+/// `partSize` (the MD5 of the parts' MD5s, then "-" and the number of parts). A stored object whose
+/// ETag is neither does not hold these bytes.
+final class ETagHasher {
+    let partSize: Int
+    private let whole = MD5()
+    private var part = MD5()
+    private var inPart = 0
+    private var partDigests: [UInt8] = []
+    private var parts = 0
+
+    init(partSize: Int64) { self.partSize = Int(max(1, partSize)) }
+
+    func update(_ bytes: UnsafeRawBufferPointer) {
+        whole.update(bytes)
+        var rest = bytes
+        while !rest.isEmpty {
+            let take = min(rest.count, partSize - inPart)
+            part.update(UnsafeRawBufferPointer(rebasing: rest[..<take]))
+            inPart += take
+            rest = UnsafeRawBufferPointer(rebasing: rest[take...])
+            if inPart == partSize { closePart() }
+        }
+    }
+
+    private func closePart() {
+        partDigests += part.finishBytes()
+        parts += 1
+        part = MD5()
+        inPart = 0
+    }
+
+    /// Both ETags; the hasher must not be used afterwards.
+    func finish() -> (single: String, multipart: String) {
+        if inPart > 0 || parts == 0 { closePart() }
+        let combined = MD5()
+        partDigests.withUnsafeBytes { combined.update($0) }
+        return (whole.finish(), combined.finish() + "-\(parts)")
+    }
+
+    static func etags(of data: Data, partSize: Int64) -> (single: String, multipart: String) {
+        let hasher = ETagHasher(partSize: partSize)
+        data.withUnsafeBytes { hasher.update($0) }
+        return hasher.finish()
+    }
+
+    /// Whether `etag` (as the service gave it, quotes removed) is one of these bytes'.
+    static func matches(_ etag: String, _ expected: (single: String, multipart: String)) -> Bool {
+        let tag = etag.lowercased()
+        return tag == expected.single || tag == expected.multipart
     }
 }

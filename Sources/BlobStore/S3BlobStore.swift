@@ -7,7 +7,8 @@
 // (1) A key only ever names complete content: an S3 PUT is atomic (an object appears only once all
 //     of it is stored), so there is no temp name.
 // (2) A key never changes content: a put first HEADs the key; an object of the right size whose
-//     ETag is the bytes' MD5 (what S3 gives an object uploaded in one part) is a duplicate hit and
+//     ETag is the bytes' (their MD5 for one part; for parts of the client's part size, the MD5 of
+//     the parts' MD5s and "-N", computed here in the same pass as the SHA-256) is a duplicate hit and
 //     nothing is uploaded; one whose size or ETag differs is damaged and is replaced by the upload,
 //     as the local store replaces a damaged file (note 7). (A hit on an object older than half the grace period
 //     is copied onto itself, server side, so its time is fresh for the sweep's grace period, as the
@@ -60,7 +61,7 @@ public final class S3BlobStore: @unchecked Sendable {
     @discardableResult
     public func put(_ data: Data, digest known: BlobDigest? = nil, gracePeriod: TimeInterval = 3600) throws -> BlobStore.PutResult {
         let digest = known ?? SHA256.digest(data)
-        if try isStored(digest, size: Int64(data.count), md5: MD5.hex(data), gracePeriod: gracePeriod) {
+        if try isStored(digest, size: Int64(data.count), etags: ETagHasher.etags(of: data, partSize: client.partSize), gracePeriod: gracePeriod) {
             return BlobStore.PutResult(digest: digest, size: Int64(data.count), isNew: false)
         }
         try client.put(Self.key(for: digest), data: data, sha256: digest)
@@ -70,21 +71,29 @@ public final class S3BlobStore: @unchecked Sendable {
     /// Stores the file at `url`, streamed (hashed in one pass over it first, then uploaded with the digest).
     @discardableResult
     public func put(contentsOf url: URL, gracePeriod: TimeInterval = 3600) throws -> BlobStore.PutResult {
-        let (digest, size, md5) = try Self.hash(file: url.path)
-        if try isStored(digest, size: size, md5: md5, gracePeriod: gracePeriod) {
+        let (digest, size, etags) = try Self.hash(file: url.path, partSize: client.partSize)
+        if try isStored(digest, size: size, etags: etags, gracePeriod: gracePeriod) {
             return BlobStore.PutResult(digest: digest, size: size, isNew: false)
         }
         try client.put(Self.key(for: digest), file: url.path, sha256: digest)
+        if size > client.multipartThreshold {
+            // The service checked each part's SHA-256, not the whole: the object's ETag must be
+            // the one these bytes in these parts give.
+            let stored = try client.head(Self.key(for: digest))
+            guard let stored, stored.size == size, ETagHasher.matches(stored.etag, etags) else {
+                throw BlobStoreError.corrupt(digest, actual: digest)
+            }
+        }
         return BlobStore.PutResult(digest: digest, size: size, isNew: true)
     }
 
     /// A duplicate hit (design note 2): the object exists with this size and, when its ETag is a
     /// single part's, with this MD5. Anything else is damaged and is replaced; an old hit has its
     /// time refreshed.
-    private func isStored(_ digest: BlobDigest, size: Int64, md5: String, gracePeriod: TimeInterval) throws -> Bool {
+    private func isStored(_ digest: BlobDigest, size: Int64, etags: (single: String, multipart: String),
+                          gracePeriod: TimeInterval) throws -> Bool {
         let key = Self.key(for: digest)
-        guard let object = try client.head(key), object.size == size else { return false }
-        if !object.etag.contains("-") && object.etag.lowercased() != md5 { return false }
+        guard let object = try client.head(key), object.size == size, ETagHasher.matches(object.etag, etags) else { return false }
         if let time = object.lastModified, Date().timeIntervalSince(time) > gracePeriod / 2 {
             try client.copy(from: key, to: key)
         }
@@ -141,7 +150,7 @@ public final class S3BlobStore: @unchecked Sendable {
         let actual = SHA256.digest(data)
         guard actual == digest else { throw BlobStoreError.corrupt(digest, actual: actual) }
         let existing = try client.head(Self.key(for: digest))
-        if let existing, existing.size == Int64(data.count), existing.etag.contains("-") || existing.etag.lowercased() == MD5.hex(data) {
+        if let existing, existing.size == Int64(data.count), ETagHasher.matches(existing.etag, ETagHasher.etags(of: data, partSize: client.partSize)) {
             return .intact
         }
         try client.put(Self.key(for: digest), data: data, sha256: digest)
@@ -332,12 +341,12 @@ public final class S3BlobStore: @unchecked Sendable {
 
     // MARK: Helpers
 
-    /// The SHA-256, size and MD5 of a file, read once.
-    static func hash(file path: String) throws -> (digest: BlobDigest, size: Int64, md5: String) {
+    /// The SHA-256, size and possible ETags of a file, read once.
+    static func hash(file path: String, partSize: Int64 = 16 << 20) throws -> (digest: BlobDigest, size: Int64, etags: (single: String, multipart: String)) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw BlobStoreError.io(path: path, operation: "open", errno: errno) }
         defer { close(fd) }
-        let hasher = SHA256(), md5 = MD5()
+        let hasher = SHA256(), md5 = ETagHasher(partSize: partSize)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var size: Int64 = 0
         while true {

@@ -61,6 +61,25 @@ struct S3BlobStoreTests {
         #expect(throws: BlobStoreError.missing(digest)) { try f.store.read(digest) }
     }
 
+    /// An object uploaded in parts is recognised by its multipart ETag, computed from the file:
+    /// one of the same size with other bytes under the name is replaced, not taken as a duplicate.
+    @Test func aMultipartObjectWithOtherBytesUnderTheNameIsReplaced() throws {
+        let f = try Fixture()
+        f.s3.multipartThreshold = 6 << 20
+        f.s3.partSize = 5 << 20
+        let bytes = Data((0..<(7 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let file = try f.file("big.jpg", bytes)
+        let first = try f.store.put(contentsOf: file)
+        #expect(first.isNew)
+        #expect(try f.store.put(contentsOf: file).isNew == false, "its own multipart ETag is recognised")
+        // Other bytes of the same length, in parts, under the same name.
+        var other = bytes
+        other[12345] ^= 0xFF
+        try f.s3.put(S3BlobStore.key(for: first.digest), file: f.file("other.jpg", other).path, sha256: nil)
+        #expect(try f.store.put(contentsOf: file).isNew, "a differing object is uploaded again")
+        #expect(try f.store.read(first.digest) == bytes)
+    }
+
     @Test func sweepTrashesOnlyUnreferencedOldBlobsRestoresReferencedOnesAndPrunesLater() throws {
         let f = try Fixture()
         let kept = try f.store.put(Data("kept".utf8)).digest
