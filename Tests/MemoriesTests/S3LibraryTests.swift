@@ -61,6 +61,16 @@ struct S3LibraryTests {
         #expect(try box.run("verify").status == 0)
         #expect(try s3.head("sha256/\(victim.sha256.prefix(2))/\(victim.sha256)") != nil)
 
+        // Edit and remove: a removed photo's original and thumbnail go to the bucket's trash.
+        #expect(try box.run("edit", "Rome", "--notes", "forum").status == 0)
+        #expect(try box.run("show", "Rome", "--json").json(ShowJSON.self).notes == "forum")
+        let removed = try #require(show.images.last)
+        #expect(try box.run("remove", "Rome", removed.filename).status == 0)
+        #expect(try s3.head("sha256/\(removed.sha256.prefix(2))/\(removed.sha256)") == nil)
+        #expect(try s3.head("trash/\(removed.sha256)") != nil)
+        #expect(try s3.list(prefix: "sha256/").count == 6 && s3.list(prefix: "trash/").count == 2)
+        #expect(try box.run("verify").status == 0)
+
         // Delete, then gc: to the bucket's trash first, then gone.
         #expect(try box.run("delete", "Rome", "--yes").status == 0)
         #expect(try s3.list(prefix: "sha256/").isEmpty)
