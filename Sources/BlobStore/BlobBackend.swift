@@ -223,31 +223,13 @@ extension BlobStore {
             try BlobStore.sync(path: root.path)
             return
         }
-        let temporary = movedPath + ".\(getpid()).part"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        try check(fd, "create", temporary)
-        do {
-            try Data((place + "\n").utf8).withUnsafeBytes { try writeAll(fd, $0, temporary) }
-            try check(fsync(fd), "fsync", temporary)
-            close(fd)
-            try check(rename(temporary, movedPath), "rename", movedPath)
-            try BlobStore.sync(path: root.path)
-        } catch {
-            close(fd)
-            unlink(temporary)
-            throw error
-        }
+        try BlobStore.writeDurably(Data((place + "\n").utf8), to: movedPath, temporary: movedPath + ".\(UUID().uuidString).part")
     }
 }
 
 extension S3BlobStore {
     public func movedTo() throws -> String? {
-        do {
-            let text = String(decoding: try client.get("moved"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            return text.isEmpty ? locationDescription : text
-        } catch let error as S3Error where error.isMissingObject {
-            return nil
-        }
+        try record("moved").map { $0.isEmpty ? locationDescription : $0 }
     }
 
     public func setMoved(_ place: String?) throws {

@@ -23,20 +23,7 @@ extension BlobStore {
     /// Records `identity` as the owner, durably (temp file, fsync, rename, directory fsync).
     public func setOwner(_ identity: String) throws {
         try refuseIfReadOnly()
-        let temporary = "\(tmpPath)/owner.\(UUID().uuidString).part"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        try check(fd, "create", temporary)
-        do {
-            try Data((identity + "\n").utf8).withUnsafeBytes { try writeAll(fd, $0, temporary) }
-            try check(fsync(fd), "fsync", temporary)
-            close(fd)
-            try check(rename(temporary, ownerPath), "rename", ownerPath)
-            try BlobStore.sync(path: root.path)
-        } catch {
-            close(fd)
-            unlink(temporary)
-            throw error
-        }
+        try BlobStore.writeDurably(Data((identity + "\n").utf8), to: ownerPath, temporary: "\(tmpPath)/owner.\(UUID().uuidString).part")
     }
 
     /// Whether the blob tree holds at least one blob (stops at the first).

@@ -99,4 +99,23 @@ public final class BlobStore: @unchecked Sendable {
         defer { close(fd) }
         try check(fsync(fd), "fsync", path)
     }
+
+    /// Replaces the small file at `path` with `data` durably: written to `temporary` (same file
+    /// system), fsync'ed, renamed over `path`, and `path`'s folder fsync'ed. The owner and moved
+    /// records, and the journal's blobs.json, are written this way.
+    public static func writeDurably(_ data: Data, to path: String, temporary: String) throws {
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try check(fd, "create", temporary)
+        do {
+            try data.withUnsafeBytes { try writeAll(fd, $0, temporary) }
+            try check(fsync(fd), "fsync", temporary)
+            close(fd)
+            try check(rename(temporary, path), "rename", path)
+            try sync(path: (path as NSString).deletingLastPathComponent)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+    }
 }

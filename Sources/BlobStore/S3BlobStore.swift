@@ -328,9 +328,13 @@ public final class S3BlobStore: @unchecked Sendable {
 
     /// The identity in the owner object, nil when there is none.
     public func owner() throws -> String? {
+        try record("owner").flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The one-line text of the record object `key` (owner, moved), nil when there is none.
+    func record(_ key: String) throws -> String? {
         do {
-            let text = String(decoding: try client.get("owner"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            return text.isEmpty ? nil : text
+            return String(decoding: try client.get(key), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         } catch let error as S3Error where error.isMissingObject {
             return nil
         }

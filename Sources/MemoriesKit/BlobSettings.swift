@@ -47,29 +47,8 @@ public struct BlobSettings: Codable, Equatable, Sendable {
     func write(to directory: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(self)
         let final = directory.appendingPathComponent(Self.fileName).path
-        let temporary = final + ".\(getpid()).part"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw BlobStoreError.io(path: temporary, operation: "create", errno: errno) }
-        let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        guard written == data.count, fsync(fd) == 0 else {
-            let code = errno
-            close(fd)
-            unlink(temporary)
-            throw BlobStoreError.io(path: temporary, operation: "write", errno: code)
-        }
-        close(fd)
-        guard rename(temporary, final) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw BlobStoreError.io(path: final, operation: "rename", errno: code)
-        }
-        let folder = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
-        }
+        try BlobStore.writeDurably(try encoder.encode(self), to: final, temporary: final + ".\(UUID().uuidString).part")
     }
 
     /// The S3 store these settings name, with credentials resolved now; locked through `lockDirectory`.
