@@ -12,6 +12,8 @@ if [ -z "${S3_TEST_ENDPOINT:-}" ]; then
   if scripts/s3-test-cluster.sh start; then
     trap 'scripts/s3-test-cluster.sh stop' EXIT
     eval "export $(scripts/s3-test-cluster.sh env)"
+    # The packages work: the fault tests bring up a cluster of their own and kill its daemons.
+    export S3_FAULT_TESTS=1
   else
     echo "=================================================================" >&2
     echo "test: THE S3 TESTS ARE SKIPPED: the Ceph test cluster did not start" >&2
