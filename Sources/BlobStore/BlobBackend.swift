@@ -31,6 +31,8 @@ public protocol BlobBackend: AnyObject, Sendable {
     func verify(expected: (() throws -> Set<BlobDigest>)?, progress: ((Int, Int, Int64) -> Void)?) throws -> BlobStore.VerifyReport
     /// The identity of the database that owns these blobs (design note 8).
     func owner() throws -> String?
+    /// Records `identity` as the owner unless one is recorded; throws `BlobStoreError.ownedByAnother`
+    /// when another identity is (two stores claiming one place at once: exactly one wins).
     func setOwner(_ identity: String) throws
     /// Whether at least one blob is stored.
     func hasBlobs() throws -> Bool

@@ -20,10 +20,14 @@ extension BlobStore {
         return text.isEmpty ? nil : text
     }
 
-    /// Records `identity` as the owner, durably (temp file, fsync, rename, directory fsync).
+    /// Records `identity` as the owner, durably (temp file, fsync, linked into place, directory
+    /// fsync), unless an owner is recorded already: then it must be `identity`, or this throws
+    /// `BlobStoreError.ownedByAnother` (two stores claiming one empty folder at once: one wins).
     public func setOwner(_ identity: String) throws {
         try refuseIfReadOnly()
-        try BlobStore.writeDurably(Data((identity + "\n").utf8), to: ownerPath, temporary: "\(tmpPath)/owner.\(UUID().uuidString).part")
+        let claimed = try BlobStore.writeDurably(Data((identity + "\n").utf8), to: ownerPath,
+                                                 temporary: "\(tmpPath)/owner.\(UUID().uuidString).part", replacing: false)
+        if !claimed, let owner = try owner(), owner != identity { throw BlobStoreError.ownedByAnother(place: root.path, owner: owner) }
     }
 
     /// Whether the blob tree holds at least one blob (stops at the first).

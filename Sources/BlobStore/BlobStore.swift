@@ -102,16 +102,27 @@ public final class BlobStore: @unchecked Sendable {
 
     /// Replaces the small file at `path` with `data` durably: written to `temporary` (same file
     /// system), fsync'ed, renamed over `path`, and `path`'s folder fsync'ed. The owner and moved
-    /// records, and the journal's blobs.json, are written this way.
-    public static func writeDurably(_ data: Data, to path: String, temporary: String) throws {
+    /// records, and the journal's blobs.json, are written this way. With `replacing: false` the
+    /// file is linked into place instead, which fails if `path` exists: false then, and nothing changed.
+    @discardableResult
+    public static func writeDurably(_ data: Data, to path: String, temporary: String, replacing: Bool = true) throws -> Bool {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         try check(fd, "create", temporary)
         do {
             try data.withUnsafeBytes { try writeAll(fd, $0, temporary) }
             try check(fsync(fd), "fsync", temporary)
             close(fd)
-            try check(rename(temporary, path), "rename", path)
+            if replacing {
+                try check(rename(temporary, path), "rename", path)
+            } else {
+                let linked = link(temporary, path)
+                let code = errno
+                unlink(temporary)
+                if linked != 0 && code == EEXIST { return false }
+                if linked != 0 { throw BlobStoreError.io(path: path, operation: "link", errno: code) }
+            }
             try sync(path: (path as NSString).deletingLastPathComponent)
+            return true
         } catch {
             close(fd)
             unlink(temporary)

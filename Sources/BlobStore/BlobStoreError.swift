@@ -13,6 +13,8 @@ public enum BlobStoreError: Error, Equatable, LocalizedError {
     /// The blobs were moved to another store (the place named) since this one was opened, or a
     /// move was interrupted: nothing may be written here any more.
     case moved(to: String)
+    /// The place's owner record names another store: claimed by it first.
+    case ownedByAnother(place: String, owner: String)
 
     public var errorDescription: String? {
         switch self {
@@ -20,6 +22,8 @@ public enum BlobStoreError: Error, Equatable, LocalizedError {
         case .corrupt(let d, let actual): return "blob \(d) is corrupt: its content hashes to \(actual)"
         case .io(let path, let operation, let code): return "\(operation) \(path): \(String(cString: strerror(code)))"
         case .lockTimeout(let path): return "timed out waiting for the lock \(path)"
+        case .ownedByAnother(let place, let owner):
+            return "\(place) belongs to another store (\(owner)): it claimed the place first"
         case .moved(let place):
             return "the photos were moved to \(place) (while this ran, or by a move that did not finish); nothing was written. "
                 + "Run the command again; `memories blobs push` or `pull` finishes an interrupted move"

@@ -340,8 +340,13 @@ public final class S3BlobStore: @unchecked Sendable {
         }
     }
 
-    /// Records `identity` as the owner.
-    public func setOwner(_ identity: String) throws { try client.put("owner", data: Data((identity + "\n").utf8)) }
+    /// Records `identity` as the owner unless an owner is recorded already (a conditional PUT,
+    /// `If-None-Match: *`): then it must be `identity` (a retried PUT whose answer was lost), or
+    /// this throws `BlobStoreError.ownedByAnother` (two libraries claiming one prefix at once: one wins).
+    public func setOwner(_ identity: String) throws {
+        if try client.create("owner", data: Data((identity + "\n").utf8)) { return }
+        if let owner = try owner(), owner != identity { throw BlobStoreError.ownedByAnother(place: locationDescription, owner: owner) }
+    }
 
     // MARK: Helpers
 

@@ -62,6 +62,18 @@ public final class S3Client: @unchecked Sendable {
                         what: "PUT \(location.objectKey(key))")
     }
 
+    /// Stores `data` under `key` unless an object is there already (`If-None-Match: *`, checked by
+    /// the service, so two writers racing for one key cannot both win); false when one was.
+    public func create(_ key: String, data: Data) throws -> Bool {
+        do {
+            _ = try request("PUT", location.url(for: key), body: .data(data), payloadHash: SHA256.digest(data).hex,
+                            headers: ["If-None-Match: *"], what: "PUT \(location.objectKey(key))")
+            return true
+        } catch S3Error.service(status: 412, _, _, _) {
+            return false
+        }
+    }
+
     /// Stores the file at `path` under `key`, streamed from disk.
     public func put(_ key: String, file path: String, sha256: BlobDigest?) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -34,6 +34,10 @@ public struct S3Location: Sendable, Equatable, Codable {
             throw S3Error.invalidLocation("the endpoint is scheme://host[:port] only, without a user, password, path or query "
                                           + "(keys come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or ~/.aws/credentials)")
         }
+        // A bucket cannot be a label in front of an IP address.
+        guard pathStyle || !(parsed.host!.allSatisfy { $0.isNumber || $0 == "." } || parsed.host!.contains(":")) else {
+            throw S3Error.invalidLocation("\(endpoint): virtual-host addressing puts the bucket in the host name, which an IP address cannot carry; use a host name or path style")
+        }
         self.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
         self.region = region
         self.bucket = bucket

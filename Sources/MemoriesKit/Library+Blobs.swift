@@ -39,7 +39,11 @@ extension Library {
             // later call all of them unused. An empty prefix is claimed before anything is copied,
             // so that an interrupted push finds it its own when run again.
             if try target.hasBlobs() { throw LibraryError.bucketOfAnotherLibrary(settings.url, "no owner record, but it holds files") }
-            try target.setOwner(identity)
+            do {
+                try target.setOwner(identity)
+            } catch BlobStoreError.ownedByAnother(_, let owner) {
+                throw LibraryError.bucketOfAnotherLibrary(settings.url, owner)
+            }
         default:
             break  // this library's: an interrupted push, resumed
         }

@@ -107,14 +107,25 @@ public final class ModelContainer: @unchecked Sendable {
                 ? "the store was empty or missing when it was opened, but the folder belongs to a store that had rows"
                 : "the store has no identity, but the folder belongs to another store")
         case (let identity?, nil):
-            if writable { try blobs.setOwner(identity) }
+            if writable { return try claim(blobs, for: identity, store: store) }
             return nil
         case (nil, nil):
             if wasEmpty, try blobs.hasBlobs() {
                 return .storeIdentityMismatch(store: store, blobFolder: folder, reason: "the store was empty or missing when it was opened, but the folder holds files")
             }
-            if writable { try blobs.setOwner(try record.ensureIdentifier()) }
+            if writable { return try claim(blobs, for: try record.ensureIdentifier(), store: store) }
             return nil
+        }
+    }
+
+    /// Records `identity` as the owner of a folder that had none; another store that claimed it
+    /// at the same moment and won makes this one a mismatch.
+    private static func claim(_ blobs: any BlobBackend, for identity: String, store: String) throws -> ModelError? {
+        do {
+            try blobs.setOwner(identity)
+            return nil
+        } catch BlobStoreError.ownedByAnother(let place, let owner) {
+            return .storeIdentityMismatch(store: store, blobFolder: place, reason: "the store is \(identity) but the folder was claimed by \(owner) at the same moment")
         }
     }
 

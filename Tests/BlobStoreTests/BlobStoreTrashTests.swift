@@ -81,6 +81,21 @@ import Testing
         #expect(files(under: dir.url.appendingPathComponent("tmp")).isEmpty)
     }
 
+    /// Eight stores claim one empty folder at the same moment: exactly one is recorded, every
+    /// other is told whose it is, and the winner may claim it again.
+    @Test func eightClaimsAtOnceLeaveExactlyOneOwner() throws {
+        let dir = TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        let outcomes = claimAtOnce(8) { try store.setOwner("store-\($0)") }
+        let winners = outcomes.indices.filter { outcomes[$0] == nil }
+        #expect(winners.count == 1, "\(outcomes)")
+        let owner = try #require(try store.owner())
+        #expect(owner == "store-\(winners[0])")
+        for case let error? in outcomes { #expect(error == .ownedByAnother(place: dir.url.path, owner: owner)) }
+        try store.setOwner(owner)
+        #expect(files(under: dir.url.appendingPathComponent("tmp")).isEmpty)
+    }
+
     @Test func aReadOnlyStoreCreatesNothingAndRefusesWrites() throws {
         let dir = TemporaryDirectory()
         let root = dir.url.appendingPathComponent("absent")

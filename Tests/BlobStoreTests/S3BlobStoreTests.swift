@@ -130,4 +130,20 @@ struct S3BlobStoreTests {
         try f.store.setOwner("library-1234")
         #expect(try f.store.owner() == "library-1234")
     }
+
+    /// Eight libraries claim one empty prefix at the same moment: the service's conditional PUT
+    /// lets exactly one record itself; every other is told whose the prefix is.
+    @Test func eightClaimsAtOnceLeaveExactlyOneOwner() throws {
+        let f = try Fixture()
+        let store = f.store
+        let outcomes = claimAtOnce(8) { try store.setOwner("library-\($0)") }
+        let winners = outcomes.indices.filter { outcomes[$0] == nil }
+        #expect(winners.count == 1, "\(outcomes)")
+        let owner = try #require(try store.owner())
+        #expect(owner == "library-\(winners[0])")
+        for case let error? in outcomes { #expect(error == .ownedByAnother(place: store.locationDescription, owner: owner)) }
+        try store.setOwner(owner)
+        #expect(try f.s3.create("owner", data: Data("x".utf8)) == false, "an existing object is not replaced")
+        #expect(try store.owner() == owner)
+    }
 }

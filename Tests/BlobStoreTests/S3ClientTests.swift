@@ -90,6 +90,30 @@ struct S3ClientTests {
         #expect(try s3.list(prefix: "k/").map(\.key) == keys)
     }
 
+    /// Virtual-host addressing (`bucket.host/key`, signed for that host) against the real gateway:
+    /// the cluster's `rgw dns name` is localhost, and libcurl resolves every `*.localhost` to the
+    /// loopback, so no DNS is needed.
+    @Test func virtualHostAddressingReachesTheBucketByItsHostName() throws {
+        let s3 = try freshS3()
+        let port = try #require(URL(string: s3Endpoint!)?.port)
+        let virtual = S3Client(location: try S3Location("s3://\(s3.location.bucket)/journal", endpoint: "http://localhost:\(port)", pathStyle: false),
+                               credentials: try S3Credentials.resolve())
+        #expect(virtual.location.url(for: "k") == "http://\(s3.location.bucket).localhost:\(port)/journal/k")
+        let data = Data("by the bucket's host name".utf8)
+        try virtual.put("sha256/x", data: data, sha256: SHA256.digest(data))
+        #expect(try s3.get("sha256/x") == data, "the path-style client sees what the virtual-host one wrote")
+        #expect(try virtual.get("sha256/x") == data)
+        #expect(try virtual.head("sha256/x")?.size == Int64(data.count))
+        #expect(try virtual.list(prefix: "sha256/").map(\.key) == ["sha256/x"])
+        try virtual.delete("sha256/x")
+        #expect(try s3.head("sha256/x") == nil)
+        // The bucket is named by the host alone: another name is another (missing) bucket.
+        let other = S3Client(location: try S3Location("s3://no-such-\(s3.location.bucket)", endpoint: "http://localhost:\(port)", pathStyle: false),
+                             credentials: try S3Credentials.resolve())
+        let missing = #expect(throws: S3Error.self) { try other.put("x", data: Data("x".utf8)) }
+        #expect(missing?.code == "NoSuchBucket")
+    }
+
     @Test func wrongKeysAMissingBucketAndNoServiceSayWhatIsWrong() throws {
         let s3 = try freshS3()
         let good = try S3Credentials.resolve()
@@ -124,6 +148,9 @@ struct S3ClientTests {
         virtual.pathStyle = false
         #expect(virtual.url(for: "k") == "http://family-photos.127.0.0.1:7480/journal/2024/k")
         #expect(try S3Location("s3://b12", endpoint: "https://s3.example.com").prefix == "")
+        #expect(throws: S3Error.self, "virtual-host style on an IP address") { try S3Location("s3://b12", endpoint: "http://127.0.0.1:7480", pathStyle: false) }
+        #expect(throws: S3Error.self, "virtual-host style on an IPv6 address") { try S3Location("s3://b12", endpoint: "http://[::1]:7480", pathStyle: false) }
+        #expect(try S3Location("s3://b12", endpoint: "http://localhost:7480", pathStyle: false).url(for: "k") == "http://b12.localhost:7480/k")
         for (url, endpoint) in [("photos", "http://x"), ("s3://UPPER", "http://x"), ("s3://ab", "http://x"), ("s3://ok-bucket", "ftp://x"), ("s3://ok-bucket", "nonsense"),
                                 ("s3://ok-bucket", "http://AKID:secret@127.0.0.1:7480"), ("s3://ok-bucket", "http://host/path")] {
             #expect(throws: S3Error.self) { try S3Location(url, endpoint: endpoint) }

@@ -62,3 +62,26 @@ func files(under url: URL) -> [String] {
         return !isDir.boolValue
     }.sorted()
 }
+
+/// Runs `claim(i)` for i in 0..<count on as many threads, released together; what each threw.
+func claimAtOnce(_ count: Int, _ claim: @escaping @Sendable (Int) throws -> Void) -> [BlobStoreError?] {
+    let start = DispatchSemaphore(value: 0)
+    let lock = NSLock()
+    nonisolated(unsafe) var outcomes = [BlobStoreError?](repeating: nil, count: count)
+    let group = DispatchGroup()
+    for i in 0..<count {
+        group.enter()
+        Thread.detachNewThread {
+            start.wait()
+            var outcome: BlobStoreError?
+            do { try claim(i) } catch let error as BlobStoreError { outcome = error } catch { outcome = .io(path: "\(error)", operation: "claim", errno: 0) }
+            lock.lock()
+            outcomes[i] = outcome
+            lock.unlock()
+            group.leave()
+        }
+    }
+    for _ in 0..<count { start.signal() }
+    group.wait()
+    return outcomes
+}
