@@ -27,8 +27,9 @@ public protocol BlobBackend: AnyObject, Sendable {
     /// Garbage collection (see `BlobStore.sweep`).
     func sweep(gracePeriod: TimeInterval, trashGracePeriod: TimeInterval, pruneNow: Bool, dryRun: Bool,
                referenced: () throws -> Set<BlobDigest>) throws -> BlobStore.SweepReport
-    /// Re-hashes every blob; `expected` are the digests that must be present.
-    func verify(expected: (() throws -> Set<BlobDigest>)?, progress: ((Int, Int, Int64) -> Void)?) throws -> BlobStore.VerifyReport
+    /// Re-hashes every blob on `jobs` threads (with `quick`, only lists them); `expected` are the
+    /// digests that must be present. `progress` is called one call at a time.
+    func verify(expected: (() throws -> Set<BlobDigest>)?, jobs: Int, quick: Bool, progress: ((Int, Int, Int64) -> Void)?) throws -> BlobStore.VerifyReport
     /// The identity of the database that owns these blobs (design note 8).
     func owner() throws -> String?
     /// Records `identity` as the owner unless one is recorded; throws `BlobStoreError.ownedByAnother`
@@ -70,8 +71,8 @@ extension BlobStore: BlobBackend {
                   lockTimeout: 600, referenced: referenced)
     }
 
-    public func verify(expected: (() throws -> Set<BlobDigest>)?, progress: ((Int, Int, Int64) -> Void)?) throws -> VerifyReport {
-        try verify(expected: expected, only: nil, progress: progress)
+    public func verify(expected: (() throws -> Set<BlobDigest>)?, jobs: Int, quick: Bool, progress: ((Int, Int, Int64) -> Void)?) throws -> VerifyReport {
+        try verify(expected: expected, only: nil, jobs: jobs, quick: quick, progress: progress)
     }
 }
 
@@ -120,10 +121,6 @@ extension S3BlobStore: BlobBackend {
                       referenced: () throws -> Set<BlobDigest>) throws -> BlobStore.SweepReport {
         try sweep(gracePeriod: gracePeriod, trashGracePeriod: trashGracePeriod, pruneNow: pruneNow, dryRun: dryRun,
                   lockTimeout: 600, referenced: referenced)
-    }
-
-    public func verify(expected: (() throws -> Set<BlobDigest>)?, progress: ((Int, Int, Int64) -> Void)?) throws -> BlobStore.VerifyReport {
-        try verify(expected: expected, jobs: 4, quick: false, progress: progress)
     }
 
     public func hasBlobs() throws -> Bool { try !client.list(prefix: "sha256/", limit: 1).isEmpty }

@@ -28,9 +28,9 @@ extension BlobStore {
     }
 
     /// Re-hashes blobs and reports problems; `expected` is the set of digests that must be present.
-    public func verify(expected: Set<BlobDigest>?, only: Set<BlobDigest>? = nil,
+    public func verify(expected: Set<BlobDigest>?, only: Set<BlobDigest>? = nil, jobs: Int = 1, quick: Bool = false,
                        progress: ((Int, Int, Int64) -> Void)? = nil) throws -> VerifyReport {
-        try verify(expected: expected.map { set in { set } }, only: only, progress: progress)
+        try verify(expected: expected.map { set in { set } }, only: only, jobs: jobs, quick: quick, progress: progress)
     }
 
     /// Re-hashes blobs and reports problems.
@@ -41,8 +41,12 @@ extension BlobStore {
     ///     tree: no removal (which takes it exclusive) falls between the two, so a blob removed
     ///     after its last reference went is not reported missing.
     ///   - only: limit re-hashing to these digests (the rest of the tree is still listed).
-    ///   - progress: called after each blob with (blobs done, blobs to check, bytes done).
-    public func verify(expected: (() throws -> Set<BlobDigest>)? = nil, only: Set<BlobDigest>? = nil,
+    ///   - jobs: blobs re-hashed at once, each on its own thread.
+    ///   - quick: list only (every expected blob present, nothing stray); nothing is re-hashed
+    ///     and `checked` stays 0.
+    ///   - progress: called after each blob with (blobs done, blobs to check, bytes done), one
+    ///     call at a time whatever `jobs` is.
+    public func verify(expected: (() throws -> Set<BlobDigest>)? = nil, only: Set<BlobDigest>? = nil, jobs: Int = 1, quick: Bool = false,
                        progress: ((Int, Int, Int64) -> Void)? = nil) throws -> VerifyReport {
         var report = VerifyReport()
         var present = Set<BlobDigest>()
@@ -65,29 +69,35 @@ extension BlobStore {
             }
             report.trash = try trashSummary()
         }
-        let total = only.map { set in listed.filter { set.contains($0) }.count } ?? listed.count
-        for digest in listed {
-            if let only, !only.contains(digest) { continue }
-            var size: Int64 = 0
-            do {
-                try read(digest, verify: true) { size += Int64($0.count) }
-            } catch BlobStoreError.corrupt {
-                report.corrupt.append(digest)
-            } catch BlobStoreError.missing {
-                continue  // removed since the listing: by then nothing referenced it
-            }
-            report.checked += 1
-            report.bytesChecked += size
-            progress?(report.checked, total, report.bytesChecked)
-        }
         if let wanted {
             report.missing = wanted.subtracting(present).sorted()
             report.unexpected = present.subtracting(wanted).sorted()
             report.inTrash = report.missing.filter(trashContains)
         }
-        report.corrupt.sort()
         report.stray.sort()
         report.temporary.sort()
+        guard !quick else { return report }
+        let toCheck = only.map { set in listed.filter { set.contains($0) } } ?? listed
+        let results = NSLock()
+        try concurrentForEach(toCheck.count, jobs: jobs) { i in
+            let digest = toCheck[i]
+            var size: Int64 = 0
+            var corrupt = false
+            do {
+                try read(digest, verify: true) { size += Int64($0.count) }
+            } catch BlobStoreError.corrupt {
+                corrupt = true
+            } catch BlobStoreError.missing {
+                return  // removed since the listing: by then nothing referenced it
+            }
+            results.lock()
+            defer { results.unlock() }
+            if corrupt { report.corrupt.append(digest) }
+            report.checked += 1
+            report.bytesChecked += size
+            progress?(report.checked, toCheck.count, report.bytesChecked)
+        }
+        report.corrupt.sort()
         return report
     }
 }

@@ -308,15 +308,24 @@ public final class S3BlobStore: @unchecked Sendable {
         var bytes: Int64 = 0
         try concurrentForEach(blobs.count, jobs: jobs) { i in
             let (digest, object) = blobs[i]
-            let data = try client.get(object.key)
-            let ok = SHA256.digest(data) == digest
+            // Streamed and hashed as it comes: no object is held whole in memory.
+            let hasher = SHA256()
+            var size: Int64 = 0
+            do {
+                try client.get(object.key) { chunk in
+                    hasher.update(chunk)
+                    size += Int64(chunk.count)
+                }
+            } catch let error as S3Error where error.isMissingObject {
+                return  // removed since the listing (a sweep): by then nothing referenced it
+            }
+            let ok = hasher.finish() == digest
             lockResults.lock()
+            defer { lockResults.unlock() }
             if !ok { corrupt.append(digest) }
             done += 1
-            bytes += Int64(data.count)
-            let (d, b) = (done, bytes)
-            lockResults.unlock()
-            progress?(d, blobs.count, b)
+            bytes += size
+            progress?(done, blobs.count, bytes)
         }
         report.checked = done
         report.bytesChecked = bytes

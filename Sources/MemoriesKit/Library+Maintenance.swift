@@ -36,6 +36,9 @@ public struct VerifyReport: Codable, Equatable {
     public var database: String
     /// Other reasons the library is not healthy, in words.
     public var problems: [String]
+    /// Whether this was `verify --quick`: SQLite's quick_check and every referenced file present,
+    /// nothing re-hashed (`blobsChecked` is 0).
+    public var quick: Bool
 }
 
 extension Library {
@@ -60,14 +63,22 @@ extension Library {
 
     /// SQLite's integrity check, and every referenced blob present with the right hash. A store
     /// with no record at all beside a folder that holds photos is not healthy either.
-    public func verify(progress: ((_ done: Int, _ total: Int, _ bytes: Int64) -> Void)? = nil) throws -> VerifyReport {
+    ///
+    /// - Parameters:
+    ///   - jobs: files re-hashed at once (default: the core count, or 8 for a bucket, where the
+    ///     network is the wait).
+    ///   - quick: SQLite's `quick_check` instead of `integrity_check`, and every referenced file
+    ///     present, by listing; nothing is read or re-hashed.
+    public func verify(jobs: Int? = nil, quick: Bool = false,
+                       progress: ((_ done: Int, _ total: Int, _ bytes: Int64) -> Void)? = nil) throws -> VerifyReport {
         let integrity: String
         do {
-            integrity = try context.query("PRAGMA integrity_check").compactMap { $0.first?.stringValue }.joined(separator: "; ")
+            integrity = try context.query(quick ? "PRAGMA quick_check" : "PRAGMA integrity_check").compactMap { $0.first?.stringValue }.joined(separator: "; ")
         } catch {
             integrity = "\(error)"
         }
-        let blobs = try container.verifyExternalStorage(progress: progress)
+        let threads = jobs ?? (container.blobBackend is S3BlobStore ? 8 : ProcessInfo.processInfo.activeProcessorCount)
+        let blobs = try container.verifyExternalStorage(jobs: threads, quick: quick, progress: progress)
         var problems: [String] = []
         // No record at all beside stored files: a store that lost its rows (a killed first import
         // still leaves its memory's row).
@@ -82,7 +93,7 @@ extension Library {
         return VerifyReport(ok: integrity == "ok" && blobs.isHealthy && problems.isEmpty, blobsChecked: blobs.checked,
                             missing: blobs.missing.map(\.hex), corrupt: blobs.corrupt.map(\.hex), inTrash: blobs.inTrash.map(\.hex),
                             orphans: blobs.unexpected.count, trashBlobs: blobs.trash.count, trashBytes: blobs.trash.bytes,
-                            database: integrity, problems: problems)
+                            database: integrity, problems: problems, quick: quick)
     }
 }
 

@@ -197,10 +197,11 @@ public final class ModelContainer: @unchecked Sendable {
         }
     }
 
-    /// Re-hashes every blob and checks that every referenced one is present and intact.
-    public func verifyExternalStorage(progress: ((Int, Int, Int64) -> Void)? = nil) throws -> BlobStore.VerifyReport {
+    /// Re-hashes every blob, `jobs` at a time, and checks that every referenced one is present and
+    /// intact; with `quick`, only that every referenced one is present (nothing is read).
+    public func verifyExternalStorage(jobs: Int = 1, quick: Bool = false, progress: ((Int, Int, Int64) -> Void)? = nil) throws -> BlobStore.VerifyReport {
         guard let blobs = blobBackend else { return BlobStore.VerifyReport() }
-        return try blobs.verify(expected: { try self.references(checkingIntegrity: false) }, progress: progress)
+        return try blobs.verify(expected: { try self.references(checkingIntegrity: false) }, jobs: jobs, quick: quick, progress: progress)
     }
 
     /// Stored blobs that saves found damaged and rewrote from the same bytes, since the container opened.

@@ -50,12 +50,27 @@ struct S3LibraryTests {
             #expect(try sha256(out.appendingPathComponent(image.filename)) == image.sha256)
         }
         #expect(try box.run("verify").status == 0)
+        #expect(try box.run("verify", "--quick").status == 0)
+        #expect(try box.run("list", "--search", "IMG_0002").stdout.contains("Rome"), "search finds the memory by a file name")
+        // The gallery's thumbnails and a re-encoded, stripped copy come from the bucket too.
+        let gallery = box.url.appendingPathComponent("gallery")
+        let html = try box.run("export", "Rome", gallery.path, "--html")
+        #expect(html.status == 0, "\(html.stderr)")
+        let galleryFiles = try FileManager.default.subpathsOfDirectory(atPath: gallery.path)
+        #expect(galleryFiles.contains("index.html") && galleryFiles.filter { $0.hasPrefix("thumbs/") && $0.hasSuffix(".jpg") }.count >= 4, "\(galleryFiles.sorted())")
+        let small = box.url.appendingPathComponent("small")
+        #expect(try box.run("export", "Rome", small.path, "--format", "png", "--max-size", "64", "--strip-metadata").status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: small.path).filter { $0.hasSuffix(".png") }.count == 4)
+        let dry = try box.run("gc", "--dry-run", "--json").json(GCJSON.self)
+        #expect(dry.dryRun && dry.orphanBlobs == 0 && dry.prunedBlobs == 0, "nothing is unreferenced: \(dry)")
 
         // An original deleted behind the library's back: verify names it; repair puts it back.
         let victim = try #require(show.images.first)
         try s3.delete("sha256/\(victim.sha256.prefix(2))/\(victim.sha256)")
         let broken = try box.run("verify", "--json")
         #expect(broken.status == 1 && broken.stdout.contains(victim.sha256), "\(broken.stdout)")
+        let listed = try box.run("verify", "--quick", "--json")
+        #expect(try listed.status == 1 && listed.json(VerifyJSON.self).missing == [victim.sha256], "--quick sees it from the listing: \(listed.stdout)")
         let repaired = try box.run("repair", rome.path)
         #expect(repaired.status == 0, "\(repaired.stdout)\(repaired.stderr)")
         #expect(try box.run("verify").status == 0)
