@@ -215,6 +215,23 @@ func runModel(_ rows: [Row], path: String, lo: Double, hi: Double) throws -> [St
     return result
 }
 
+/// OSD_BENCH_PROFILE=insert: only OpenSwiftData's insert and save, in `insertModels` (for
+/// `valgrind --tool=callgrind --toggle-collect='*insertModels*'`).
+func profileInsert(_ rows: [Row]) throws {
+    let path = dir + "/osd-bench-profile.store"
+    removeStore(path)
+    defer { removeStore(path) }
+    let context = ModelContext(try ModelContainer(for: Entry.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path))))
+    let t = now()
+    try insertModels(rows, into: context)
+    print("model\tinsert\t\(String(format: "%.4f", now() - t))\t\(rows.count) rows")
+}
+
+@inline(never) func insertModels(_ rows: [Row], into context: ModelContext) throws {
+    for r in rows { context.insert(Entry(id: r.id, title: r.title, date: Date(timeIntervalSince1970: r.date), notes: r.notes)) }
+    try context.save()
+}
+
 /// OSD_BENCH_PROFILE=model or =c: only that side's sorted fetch, repeated on one store, each
 /// time with its minor page faults (for `perf record`, and to see what the heap's state costs).
 func profileFetch(_ side: String, _ rows: [Row], reps: Int) throws {
@@ -252,7 +269,7 @@ let reps = args.count > 1 ? args[1] : 3
 let rows = makeRows(n)
 let dir = FileManager.default.temporaryDirectory.path
 if let side = ProcessInfo.processInfo.environment["OSD_BENCH_PROFILE"] {
-    try profileFetch(side, rows, reps: reps)
+    if side == "insert" { try profileInsert(rows) } else { try profileFetch(side, rows, reps: reps) }
     exit(0)
 }
 let lo = date0 + 0.5 * span, hi = lo + 0.01 * span

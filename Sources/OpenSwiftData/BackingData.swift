@@ -207,8 +207,8 @@ public final class _BackingData {
             entity = EntityCache.entity(for: Model.self)
             owner = model
         }
-        let property = entity!.properties[index]
-        if property.isRelationship { Relationships.didChange(model, property: property, old: old) }
+        // The flag first: a `Property` copied for every set would retain a dozen references.
+        if entity!.properties[index].isRelationship { Relationships.didChange(model, property: entity!.properties[index], old: old) }
     }
 
     /// Stores a value and records the change, without relationship maintenance; returns the old value.

@@ -150,7 +150,10 @@ public final class ModelContext {
         backing.ensureSlot(entity.properties.count - 1)
         // A `let` lives in the model's own field: what it holds now is what gets stored.
         for property in entity.constants { backing.values[property.index] = model[keyPath: property.keyPath] }
-        for property in entity.properties where backing.values[property.index] == nil {
+        // By index, the slot checked first: iterating the properties themselves copies each
+        // `Property` (a dozen references retained and released) for every model inserted.
+        for index in entity.properties.indices where backing.values[index] == nil {
+            let property = entity.properties[index]
             if let makeDefault = property.metadata.defaultValue {
                 backing.values[property.index] = makeDefault()
             } else if case .toMany = property.kind {
