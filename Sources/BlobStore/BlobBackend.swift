@@ -46,7 +46,9 @@ public protocol BlobBackend: AnyObject, Sendable {
 
 /// One save's blobs: each `put` returns the digest; all are durable once `commit()` returns.
 public protocol BlobWriter: AnyObject {
-    func put(_ data: Data) throws -> BlobDigest
+    /// Stores `data`; with `digest` (its SHA-256, computed by the caller from these bytes) it is
+    /// not hashed again (a bucket still has the service check the bytes against it).
+    func put(_ data: Data, digest: BlobDigest?) throws -> BlobDigest
     func commit() throws
     /// Releases the write lock (after the SQLite commit).
     func finish()
@@ -91,7 +93,7 @@ final class LocalBlobWriter: BlobWriter {
         batch = BlobBatch(store: store)
     }
 
-    func put(_ data: Data) throws -> BlobDigest { try batch.put(data).digest }
+    func put(_ data: Data, digest: BlobDigest?) throws -> BlobDigest { try batch.put(data, digest: digest).digest }
     func commit() throws { try batch.commit() }
     func finish() { lock.unlock() }
     var repaired: [BlobDigest] { batch.repaired }
@@ -149,8 +151,8 @@ final class S3BlobWriter: BlobWriter {
         }
     }
 
-    func put(_ data: Data) throws -> BlobDigest {
-        let digest = SHA256.digest(data)
+    func put(_ data: Data, digest known: BlobDigest?) throws -> BlobDigest {
+        let digest = known ?? SHA256.digest(data)
         state.lock()
         let failed = failure
         state.unlock()

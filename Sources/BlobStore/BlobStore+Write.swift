@@ -138,11 +138,13 @@ public final class BlobBatch {
     }
 
     /// Writes `data` to a temp file and hashes it. Thread-safe: several threads may put into one batch.
-    public func put(_ data: Data) throws -> BlobStore.PutResult {
+    /// With `digest`, the caller's SHA-256 of these very bytes, they are not hashed again.
+    public func put(_ data: Data, digest known: BlobDigest? = nil) throws -> BlobStore.PutResult {
         let (fd, path) = try store.makeTemporaryFile()
         let hasher = SHA256()
         do {
             try data.withUnsafeBytes { raw in
+                if known != nil { return try writeAll(fd, raw, path) }
                 try hashing(raw, with: hasher) { try writeAll(fd, raw, path) }
             }
         } catch {
@@ -150,7 +152,7 @@ public final class BlobBatch {
             unlink(path)
             throw error
         }
-        return try enqueue(path: path, fd: fd, digest: hasher.finish(), size: Int64(data.count))
+        return try enqueue(path: path, fd: fd, digest: known ?? hasher.finish(), size: Int64(data.count))
     }
 
     /// Streams a file into a temp file, hashing as it copies: each chunk is hashed on a second

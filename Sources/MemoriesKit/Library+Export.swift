@@ -76,7 +76,6 @@ extension Library {
         let thumbs = options.html ? try ExportFolder(subfolder: "thumbs", of: dest) : nil
         let previews = options.html ? try ExportFolder(subfolder: "previews", of: dest) : nil
         var previewNames = FileNames()
-        let storedThumbnails = options.html ? try thumbnailDigests(of: memory) : [:]
         var names = FileNames()
         var thumbNames = FileNames()
         var manifest = ExportManifest(
@@ -90,8 +89,14 @@ extension Library {
                 manifest.failed.append(.init(originalFilename: image.filename,
                                              reason: LibraryError.damagedImage(filename: image.filename, reason: reason).localizedDescription))
             }
-            guard let digest = BlobDigest(hex: image.sha256) else {
-                fail("its recorded SHA-256 '\(image.sha256)' is not a digest")
+            // The original is the blob the row's imageData is stored as (OpenSwiftData says which);
+            // the sha256 column, which search and dedupe use, must name the same one.
+            guard let digest = context.externalDigest(of: image, \.imageData) else {
+                fail("the library has no stored original for it")
+                continue
+            }
+            guard digest.hex == image.sha256 else {
+                fail("its stored original (\(digest.hex)) is not the photo its SHA-256 column names (\(image.sha256))")
                 continue
             }
             // An original that must be shrunk or stripped but has no encoder here (HEIC, AVIF, WebP) becomes a JPEG.
@@ -138,7 +143,8 @@ extension Library {
             var thumbName: String?
             if let thumbs {
                 var warning: String?
-                if let thumbnail = try galleryThumbnail(of: image, stored: storedThumbnails[image.id.uuidString], original: original, warning: &warning) {
+                if let thumbnail = try galleryThumbnail(of: image, stored: context.externalDigest(of: image, \.thumbnailData),
+                                                        original: original, warning: &warning) {
                     let t = thumbNames.claim(name, extension: "jpg")
                     try thumbs.write(t, thumbnail)
                     thumbName = "thumbs/" + t
@@ -146,7 +152,7 @@ extension Library {
                 if let warning { manifest.warnings.append(.init(originalFilename: image.filename, reason: warning)) }
             }
             var preview: (name: String, width: Int, height: Int)?
-            if let previews, let digest = BlobDigest(hex: image.sha256) {
+            if let previews {
                 // What the gallery's lightbox shows: never the original (a 12 MP file, or a HEIC no browser shows).
                 if let made = try? Imaging.thumbnail(of: try original ?? blobs.readVerified(digest), maxSide: 1280, quality: 82) {
                     let p = previewNames.claim(name, extension: "jpg")
@@ -172,20 +178,6 @@ extension Library {
 
     // MARK: Thumbnails
 
-    /// The thumbnail digests the rows hold, by image id (upper-case UUID). Read with SQL, not
-    /// through `MemoryImage.thumbnailData`: a damaged blob read through the model is swallowed
-    /// (the property reads as empty, and the error is printed as an "autosave failed" line).
-    func thumbnailDigests(of memory: Memory) throws -> [String: BlobDigest] {
-        let rows = try context.query("""
-            SELECT i.id, i.thumbnailData FROM MemoryImage i JOIN Memory m ON i.memory = m._pk WHERE m.id = ?
-            """, [.text(memory.id.uuidString)])
-        var digests: [String: BlobDigest] = [:]
-        for row in rows {
-            if let id = row[0].stringValue, let hex = row[1].stringValue, let digest = BlobDigest(hex: hex) { digests[id.uppercased()] = digest }
-        }
-        return digests
-    }
-
     /// The gallery's thumbnail of `image`: the stored one, verified; when that is damaged or
     /// missing, one made from the verified original (with a `warning` when the stored one was
     /// damaged). nil only when no thumbnail can be made: the gallery then shows the photo itself.
@@ -199,7 +191,7 @@ extension Library {
             }
         }
         do {
-            guard let digest = BlobDigest(hex: image.sha256) else { return nil }
+            guard let digest = context.externalDigest(of: image, \.imageData) else { return nil }
             return try Imaging.thumbnail(of: try original ?? blobs.readVerified(digest), maxSide: 256, quality: 80).jpeg
         } catch {
             warning = (warning.map { $0 + "; " } ?? "") + "no thumbnail of \(image.filename) could be made (\(error.localizedDescription)); the gallery shows the photo itself"

@@ -135,8 +135,7 @@ extension Library {
                         // Already committed to the memory: the import still proves its stored copy
                         // whole (a duplicate costs one re-hash) and repairs it from these bytes if it
                         // is not. A repeat within this batch is not stored yet: nothing to check.
-                        if stored.contains(photo.sha256), let digest = BlobDigest(hex: photo.sha256),
-                           try blobs.ensure(digest, from: photo.data) != .intact {
+                        if stored.contains(photo.sha256), try blobs.ensure(photo.digest, from: photo.data) != .intact {
                             report.repaired.append(photo.path)
                         }
                         continue
@@ -146,6 +145,7 @@ extension Library {
                     let image = MemoryImage(filename: photo.filename, sha256: photo.sha256, format: photo.info.format.rawValue,
                                             width: photo.info.width, height: photo.info.height, byteCount: photo.data.count)
                     image.imageData = photo.data
+                    context.noteExternalDigest(photo.digest, of: photo.data)  // hashed once, above
                     image.thumbnailData = photo.thumbnail
                     let capture = photo.info.exif.capture
                     image.takenAt = capture?.date
@@ -249,7 +249,9 @@ extension Library {
         var data: Data
         var thumbnail: Data
         var info: ImageInfo
-        var sha256: String
+        /// The original's SHA-256, computed once here: the save stores the bytes under it.
+        var digest: BlobDigest
+        var sha256: String { digest.hex }
         var modified: Date
     }
 
@@ -308,9 +310,9 @@ extension Library {
             let thumbnail = try timed(options.stages, .thumbnail) {
                 try Imaging.thumbnail(of: data, maxSide: options.thumbnailSide, quality: 80, limits: options.limits, budget: budget)
             }
-            let digest = timed(options.stages, .hash) { SHA256.digest(data).hex }
+            let digest = timed(options.stages, .hash) { SHA256.digest(data) }
             return .image(Photo(filename: file.name, path: file.display, data: data, thumbnail: thumbnail.jpeg, info: thumbnail.info,
-                                sha256: digest, modified: modified))
+                                digest: digest, modified: modified))
         } catch let error as ImageError {
             return .rejected(file.display, error.reason)
         } catch {

@@ -53,7 +53,7 @@ extension Library {
         for digest in damaged.keys.sorted() {
             for owner in try thumbnailOwners(digest.hex) {
                 guard let image = context.model(for: PersistentIdentifier(entityName: "MemoryImage", primaryKey: owner.key)) as? MemoryImage,
-                      let original = BlobDigest(hex: image.sha256), damaged[original] == nil,
+                      let original = context.externalDigest(of: image, \.imageData), damaged[original] == nil,
                       let photo = try? blobs.readVerified(original),
                       let thumbnail = try? Imaging.thumbnail(of: photo, maxSide: 256, quality: 80) else { continue }
                 image.thumbnailData = thumbnail.jpeg

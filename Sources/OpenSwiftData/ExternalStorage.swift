@@ -34,9 +34,9 @@ final class ExternalStorage: @unchecked Sendable {
             writer = try storage.backend?.makeWriter()
         }
 
-        func put(_ data: Data) throws -> BlobDigest {
-            if let writer { return try writer.put(data) }
-            let digest = SHA256.digest(data)
+        func put(_ data: Data, digest known: BlobDigest? = nil) throws -> BlobDigest {
+            if let writer { return try writer.put(data, digest: known) }
+            let digest = known ?? SHA256.digest(data)
             memory[digest] = data
             return digest
         }

@@ -197,6 +197,31 @@ import Testing
         #expect(!tree(dest).contains { $0.contains(".partial") })
     }
 
+    /// The original exported is the blob OpenSwiftData stored the row's imageData as; a row whose
+    /// sha256 column names another photo, or that has no stored original, is a reported failure
+    /// naming the photo (never a silent skip), and the other photos are exported.
+    @Test func aRowWhoseOriginalIsNotTheOneItNamesIsReportedNotSkipped() throws {
+        let (box, _) = try seeded()
+        let store = box.library.appendingPathComponent("library.store").path
+        func sql(_ statement: String) throws {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            p.arguments = [store, statement]
+            try p.run()
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0)
+        }
+        try sql("UPDATE MemoryImage SET sha256 = '\(String(repeating: "ab", count: 32))' WHERE filename = 'IMG_0001.jpg'")
+        try sql("UPDATE MemoryImage SET imageData = NULL WHERE filename = 'IMG_0002.jpg'")
+        let dest = box.url.appendingPathComponent("out")
+        let result = try box.run("export", "Rome", dest.path, "--json")
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("IMG_0001.jpg") && result.stderr.contains("is not the photo its SHA-256 column names"), "\(result.stderr)")
+        #expect(result.stderr.contains("IMG_0002.jpg") && result.stderr.contains("no stored original"), "\(result.stderr)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: dest.path).filter { $0.hasSuffix(".jpg") }.sorted()
+        #expect(written == ["IMG_0003.jpg", "IMG_0006.jpg"], "\(written)")
+    }
+
     @Test func aPhotoWithoutAThumbnailIsShownInTheGalleryByItself() {
         let file = ExportManifest.File(file: "a b.jpg", thumbnail: nil, originalFilename: "a b.jpg", sha256: "", format: "jpeg",
                                        width: 1, height: 1, bytes: 1, takenAt: nil)

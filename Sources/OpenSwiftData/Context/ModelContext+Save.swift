@@ -30,6 +30,7 @@ extension ModelContext {
             throw error
         }
         finishSave()
+        knownDigests.removeAll()
         // The blob store's shared lock goes once the rows are committed, before released blobs
         // are removed (which takes it exclusively).
         writer?.finish()
@@ -48,7 +49,7 @@ extension ModelContext {
             for property in entity.externals where backing.state == .inserted || backing.changed.contains(property.index) {
                 guard let data = backing.values[property.index].flatMap({ $0 as? Data }) else { continue }
                 if writer == nil { writer = try ExternalStorage.Writer(external) }
-                backing.pendingDigests[property.index] = try writer!.put(data)
+                backing.pendingDigests[property.index] = try writer!.put(data, digest: knownDigests.digest(of: data))
             }
         }
         try writer?.commit()

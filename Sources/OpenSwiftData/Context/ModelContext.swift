@@ -66,6 +66,8 @@ public final class ModelContext {
     var skipsBlobRemovalForTesting = false
     /// Rows written inside a pending-changes savepoint, so a fetch maps them to their unsaved objects.
     var pendingByKey: [RegistryKey: any PersistentModel] = [:]
+    /// Digests the app computed for external values it assigned (`noteExternalDigest`).
+    var knownDigests = KnownDigests()
 
     struct RegistryKey: Hashable {
         let entity: ObjectIdentifier
