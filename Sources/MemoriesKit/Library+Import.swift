@@ -178,8 +178,8 @@ extension Library {
             // Nothing went in: the memory made for it goes, unless photos reached it meanwhile
             // (another import of the same title), in one statement.
             let key = memory.persistentModelID.primaryKey
-            try context.execute(#"DELETE FROM "Memory" WHERE "_pk" = \#(key) AND NOT EXISTS (SELECT 1 FROM "MemoryImage" WHERE "memory" = \#(key))"#)
-            if try context.query(#"SELECT 1 FROM "Memory" WHERE "_pk" = \#(key)"#).isEmpty { report.memory = nil }
+            try context.execute(LibrarySQL.deleteIfEmpty, [.integer(key)])
+            if try context.query(LibrarySQL.memoryExists, [.integer(key)]).isEmpty { report.memory = nil }
         }
         return report
     }
@@ -224,15 +224,11 @@ extension Library {
     /// it) takes its earliest photo's capture time. One conditional UPDATE: a date set meanwhile
     /// by `edit` in another process is never overwritten.
     func dateFromPhotos(_ memory: Memory) throws {
-        let key = memory.persistentModelID.primaryKey
-        try context.execute("""
-            UPDATE "Memory" SET "date" = (SELECT min("takenAt") FROM "MemoryImage" WHERE "memory" = \(key))
-            WHERE "_pk" = \(key) AND "date" = "createdAt" AND EXISTS (SELECT 1 FROM "MemoryImage" WHERE "memory" = \(key) AND "takenAt" IS NOT NULL)
-            """)
+        try context.execute(LibrarySQL.dateFromPhotos, [.integer(memory.persistentModelID.primaryKey)])
     }
 
     func storedDigests(of memory: Memory) throws -> Set<String> {
-        Set(try context.query("SELECT sha256 FROM MemoryImage WHERE memory = ?", [.integer(memory.persistentModelID.primaryKey)])
+        Set(try context.query(LibrarySQL.digestsOfMemory, [.integer(memory.persistentModelID.primaryKey)])
             .compactMap { $0.first?.stringValue })
     }
 

@@ -112,8 +112,7 @@ extension Library {
 
     /// The photos whose thumbnail is the stored file `hex`: (row key, "file in 'memory'").
     func thumbnailOwners(_ hex: String) throws -> [(key: Int64, description: String)] {
-        try context.query(#"SELECT i."_pk", i."filename", m."title" FROM "MemoryImage" i LEFT JOIN "Memory" m ON m."_pk" = i."memory" WHERE i."thumbnailData" = ?"#,
-                          [.text(hex)]).map { row in
+        try context.query(LibrarySQL.thumbnailOwners, [.text(hex)]).map { row in
             (row[0].int64Value ?? 0, "\(row[1].stringValue ?? "?") in '\(row[2].stringValue ?? "?")'")
         }
     }

@@ -40,36 +40,27 @@ extension Library {
         var conditions: [String] = []
         var values: [SQLiteValue] = []
         if let since {
-            conditions.append("m.date >= ?")
-            values.append(.real(since.timeIntervalSinceReferenceDate))
+            conditions.append(LibrarySQL.dateFrom)
+            values.append(since.sqliteValue)
         }
         if let until {
-            conditions.append("m.date < ?")
-            values.append(.real(until.timeIntervalSinceReferenceDate))
+            conditions.append(LibrarySQL.dateBefore)
+            values.append(until.sqliteValue)
         }
         if let search {
             guard let match = SearchIndex.matchQuery(search) else { return [] }
             // A library opened read-only is not reindexed: an older index (rowids without the
             // memory) is searched through its stored column.
-            let query = try SearchIndex.isCurrent(SearchIndex.triggers(context)) ? SearchIndex.matchingMemories : SearchIndex.matchingMemoriesByColumn
-            conditions.append("m._pk IN (\(query))")
+            let query = try SearchIndex.isCurrent(SearchIndex.triggers(context)) ? LibrarySQL.matchingMemories : LibrarySQL.matchingMemoriesByColumn
+            conditions.append(LibrarySQL.memoryIn(query))
             values.append(.text(match))
         }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         // The counts from memory_stats (kept by triggers); a library opened read-only that has not
         // been opened for writing since that table came counts its rows.
-        let sql = try MemoryStats.exists(in: context) ? """
-        SELECT m.id, m.title, m.date, coalesce(s.photos, 0), coalesce(s.bytes, 0)
-        FROM Memory m LEFT JOIN \(MemoryStats.table) s ON s.memory = m._pk
-        \(filter) ORDER BY m.date DESC, m._pk DESC
-        """ : """
-        SELECT m.id, m.title, m.date, count(i._pk), coalesce(sum(i.byteCount), 0)
-        FROM Memory m LEFT JOIN MemoryImage i ON i.memory = m._pk
-        \(filter) GROUP BY m._pk ORDER BY m.date DESC, m._pk DESC
-        """
+        let sql = LibrarySQL.list(conditions: conditions, stats: try MemoryStats.exists(in: context) ? MemoryStats.table : nil)
         return try context.query(sql, values).map { row in
             MemorySummary(id: (row[0].stringValue ?? "").lowercased(), title: row[1].stringValue ?? "",
-                          date: Formats.iso(Date(timeIntervalSinceReferenceDate: row[2].doubleValue ?? 0)),
+                          date: Formats.iso(Date(sqliteValue: row[2]) ?? Date(timeIntervalSinceReferenceDate: 0)),
                           imageCount: Int(row[3].int64Value ?? 0), bytes: Int(row[4].int64Value ?? 0))
         }
     }

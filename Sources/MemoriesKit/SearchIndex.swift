@@ -3,7 +3,8 @@ import OpenSwiftData
 
 /// Full-text search over titles, notes and file names with SQLite's FTS5 (accents and case
 /// ignored: `unicode61 remove_diacritics 2`). Triggers keep it in step with the Memory and
-/// MemoryImage tables inside the same transactions, so it can never disagree with them.
+/// MemoryImage tables inside the same transactions, so it can never disagree with them. Its SQL is
+/// in `LibrarySQL`.
 ///
 /// Each row's FTS rowid names what it indexes and the memory it belongs to: a memory's row is
 /// `_pk << 32`, a photo's `memory << 32 | _pk`. That holds for photo keys below 2³² and memory keys
@@ -21,33 +22,7 @@ enum SearchIndex {
             let now = try triggers(context)
             if !isCurrent(now) {
                 for name in now { try context.execute("DROP TRIGGER \"\(name)\"") }
-                try context.execute("""
-                DROP TABLE IF EXISTS memory_search;
-                CREATE VIRTUAL TABLE memory_search USING fts5(
-                    text, memory UNINDEXED, image UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
-                INSERT INTO memory_search (rowid, text, memory, image) SELECT \(memoryRow("")), "title" || ' ' || "notes", "_pk", NULL FROM "Memory";
-                INSERT INTO memory_search (rowid, text, memory, image) SELECT \(photoRow("")), "filename", "memory", "_pk" FROM "MemoryImage";
-                CREATE TRIGGER \(prefix)memory_insert AFTER INSERT ON "Memory" BEGIN
-                    INSERT INTO memory_search (rowid, text, memory, image) VALUES (\(memoryRow("NEW.")), NEW."title" || ' ' || NEW."notes", NEW."_pk", NULL);
-                END;
-                CREATE TRIGGER \(prefix)memory_update AFTER UPDATE OF "title", "notes" ON "Memory" BEGIN
-                    DELETE FROM memory_search WHERE rowid = \(memoryRow("OLD."));
-                    INSERT INTO memory_search (rowid, text, memory, image) VALUES (\(memoryRow("NEW.")), NEW."title" || ' ' || NEW."notes", NEW."_pk", NULL);
-                END;
-                CREATE TRIGGER \(prefix)memory_delete AFTER DELETE ON "Memory" BEGIN
-                    DELETE FROM memory_search WHERE rowid = \(memoryRow("OLD."));
-                END;
-                CREATE TRIGGER \(prefix)image_insert AFTER INSERT ON "MemoryImage" BEGIN
-                    INSERT INTO memory_search (rowid, text, memory, image) VALUES (\(photoRow("NEW.")), NEW."filename", NEW."memory", NEW."_pk");
-                END;
-                CREATE TRIGGER \(prefix)image_update AFTER UPDATE OF "filename", "memory" ON "MemoryImage" BEGIN
-                    DELETE FROM memory_search WHERE rowid = \(photoRow("OLD."));
-                    INSERT INTO memory_search (rowid, text, memory, image) VALUES (\(photoRow("NEW.")), NEW."filename", NEW."memory", NEW."_pk");
-                END;
-                CREATE TRIGGER \(prefix)image_delete AFTER DELETE ON "MemoryImage" BEGIN
-                    DELETE FROM memory_search WHERE rowid = \(photoRow("OLD."));
-                END;
-                """)
+                try context.execute(LibrarySQL.createSearchIndex(prefix: prefix))
             }
         }
     }
@@ -55,21 +30,8 @@ enum SearchIndex {
     /// The names of this version's triggers begin with this.
     static let prefix = "memory_search_v3_"
 
-    /// The rowid of a memory's row, from its `_pk` under `table` ("NEW.", "OLD." or "").
-    static func memoryRow(_ table: String) -> String { "(\(table)\"_pk\" << 32)" }
-
-    /// The rowid of a photo's row: its memory's key above its own (a photo without a memory: 0 above).
-    static func photoRow(_ table: String) -> String { "((coalesce(\(table)\"memory\", 0) << 32) | \(table)\"_pk\")" }
-
-    /// The memories that the matches of an FTS5 query `?` belong to, read from the rowids alone.
-    static let matchingMemories = "SELECT rowid >> 32 FROM memory_search WHERE memory_search MATCH ?"
-
-    /// The same from the stored `memory` column: for an index of an older version (a library opened
-    /// read-only is not rebuilt), slower on many matches.
-    static let matchingMemoriesByColumn = "SELECT memory FROM memory_search WHERE memory_search MATCH ?"
-
     static func triggers(_ context: ModelContext) throws -> [String] {
-        try context.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'memory\\_search%' ESCAPE '\\'")
+        try context.query(LibrarySQL.searchTriggers)
             .compactMap { $0.first?.stringValue }
     }
 

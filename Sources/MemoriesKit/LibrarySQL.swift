@@ -1,0 +1,151 @@
+import Foundation
+import OpenSwiftData
+
+/// The journal's own SQL beside OpenSwiftData's, in one place: the search index and the counts
+/// (tables kept by triggers in the same transactions as the rows), the list query, and the few
+/// single-statement updates the import needs to be safe against other processes. Every model
+/// table and column is named through `SQLNames`, never by a string the schema already knows; the
+/// tables this file makes (`memory_search`, `memory_stats`) are its own. (`MemoriesSchema`'s
+/// migration stages keep their SQL as written: it describes schema versions that no longer change.)
+enum LibrarySQL {
+    static let memory = SQLNames.table(Memory.self)
+    static let image = SQLNames.table(MemoryImage.self)
+    static let key = SQLNames.primaryKey
+    static let title = SQLNames.column(\Memory.title)
+    static let notes = SQLNames.column(\Memory.notes)
+    static let date = SQLNames.column(\Memory.date)
+    static let createdAt = SQLNames.column(\Memory.createdAt)
+    static let memoryID = SQLNames.column(\Memory.id)
+    static let filename = SQLNames.column(\MemoryImage.filename)
+    static let imageMemory = SQLNames.column(\MemoryImage.memory)
+    static let byteCount = SQLNames.column(\MemoryImage.byteCount)
+    static let takenAt = SQLNames.column(\MemoryImage.takenAt)
+    static let sha256 = SQLNames.column(\MemoryImage.sha256)
+    static let thumbnailData = SQLNames.column(\MemoryImage.thumbnailData)
+
+    // MARK: Search index (see `SearchIndex` for the design of its rowids)
+
+    /// The rowid of a memory's row in the index, from its key under `row` ("NEW.", "OLD." or "").
+    static func memoryRowID(_ row: String) -> String { "(\(row)\(key) << 32)" }
+
+    /// The rowid of a photo's row: its memory's key above its own (a photo without a memory: 0 above).
+    static func photoRowID(_ row: String) -> String { "((coalesce(\(row)\(imageMemory), 0) << 32) | \(row)\(key))" }
+
+    /// The index, filled from the rows, and the six triggers (names beginning with `prefix`) that keep it.
+    static func createSearchIndex(prefix: String) -> String {
+        let memoryText = { (row: String) in "\(row)\(title) || ' ' || \(row)\(notes)" }
+        return """
+        DROP TABLE IF EXISTS memory_search;
+        CREATE VIRTUAL TABLE memory_search USING fts5(
+            text, memory UNINDEXED, image UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+        INSERT INTO memory_search (rowid, text, memory, image) SELECT \(memoryRowID("")), \(memoryText("")), \(key), NULL FROM \(memory);
+        INSERT INTO memory_search (rowid, text, memory, image) SELECT \(photoRowID("")), \(filename), \(imageMemory), \(key) FROM \(image);
+        CREATE TRIGGER \(prefix)memory_insert AFTER INSERT ON \(memory) BEGIN
+            INSERT INTO memory_search (rowid, text, memory, image) VALUES (\(memoryRowID("NEW.")), \(memoryText("NEW.")), NEW.\(key), NULL);
+        END;
+        CREATE TRIGGER \(prefix)memory_update AFTER UPDATE OF \(title), \(notes) ON \(memory) BEGIN
+            DELETE FROM memory_search WHERE rowid = \(memoryRowID("OLD."));
+            INSERT INTO memory_search (rowid, text, memory, image) VALUES (\(memoryRowID("NEW.")), \(memoryText("NEW.")), NEW.\(key), NULL);
+        END;
+        CREATE TRIGGER \(prefix)memory_delete AFTER DELETE ON \(memory) BEGIN
+            DELETE FROM memory_search WHERE rowid = \(memoryRowID("OLD."));
+        END;
+        CREATE TRIGGER \(prefix)image_insert AFTER INSERT ON \(image) BEGIN
+            INSERT INTO memory_search (rowid, text, memory, image) VALUES (\(photoRowID("NEW.")), NEW.\(filename), NEW.\(imageMemory), NEW.\(key));
+        END;
+        CREATE TRIGGER \(prefix)image_update AFTER UPDATE OF \(filename), \(imageMemory) ON \(image) BEGIN
+            DELETE FROM memory_search WHERE rowid = \(photoRowID("OLD."));
+            INSERT INTO memory_search (rowid, text, memory, image) VALUES (\(photoRowID("NEW.")), NEW.\(filename), NEW.\(imageMemory), NEW.\(key));
+        END;
+        CREATE TRIGGER \(prefix)image_delete AFTER DELETE ON \(image) BEGIN
+            DELETE FROM memory_search WHERE rowid = \(photoRowID("OLD."));
+        END;
+        """
+    }
+
+    /// The memories that the matches of an FTS5 query `?` belong to, read from the rowids alone.
+    static let matchingMemories = "SELECT rowid >> 32 FROM memory_search WHERE memory_search MATCH ?"
+
+    /// The same from the stored `memory` column: for an index of an older version (a library opened
+    /// read-only is not rebuilt), slower on many matches.
+    static let matchingMemoriesByColumn = "SELECT memory FROM memory_search WHERE memory_search MATCH ?"
+
+    /// The names of the search index's triggers, of any version.
+    static let searchTriggers = "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'memory\\_search%' ESCAPE '\\'"
+
+    // MARK: Counts (see `MemoryStats`)
+
+    /// The counts table, filled from the rows, and the triggers that keep it.
+    static func createStats(_ table: String) -> String {
+        """
+        CREATE TABLE \(table) (memory INTEGER PRIMARY KEY, photos INTEGER NOT NULL, bytes INTEGER NOT NULL);
+        INSERT INTO \(table) (memory, photos, bytes)
+            SELECT \(imageMemory), count(*), coalesce(sum(\(byteCount)), 0) FROM \(image) WHERE \(imageMemory) IS NOT NULL GROUP BY \(imageMemory);
+        CREATE TRIGGER \(table)_insert AFTER INSERT ON \(image) WHEN NEW.\(imageMemory) IS NOT NULL BEGIN
+            INSERT INTO \(table) (memory, photos, bytes) VALUES (NEW.\(imageMemory), 1, NEW.\(byteCount))
+                ON CONFLICT (memory) DO UPDATE SET photos = photos + 1, bytes = bytes + NEW.\(byteCount);
+        END;
+        CREATE TRIGGER \(table)_delete AFTER DELETE ON \(image) WHEN OLD.\(imageMemory) IS NOT NULL BEGIN
+            UPDATE \(table) SET photos = photos - 1, bytes = bytes - OLD.\(byteCount) WHERE memory = OLD.\(imageMemory);
+        END;
+        CREATE TRIGGER \(table)_update AFTER UPDATE OF \(imageMemory), \(byteCount) ON \(image) BEGIN
+            UPDATE \(table) SET photos = photos - 1, bytes = bytes - OLD.\(byteCount) WHERE memory = OLD.\(imageMemory);
+            INSERT INTO \(table) (memory, photos, bytes) SELECT NEW.\(imageMemory), 1, NEW.\(byteCount) WHERE NEW.\(imageMemory) IS NOT NULL
+                ON CONFLICT (memory) DO UPDATE SET photos = photos + 1, bytes = bytes + NEW.\(byteCount);
+        END;
+        CREATE TRIGGER \(table)_memory_delete AFTER DELETE ON \(memory) BEGIN
+            DELETE FROM \(table) WHERE memory = OLD.\(key);
+        END;
+        """
+    }
+
+    static let tableExists = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
+
+    // MARK: Listing
+
+    /// Memories newest first with their photo count and bytes: from the counts table `stats`, or,
+    /// when it is nil (a library opened read-only before it existed), by counting the photos.
+    /// `conditions` are on `m` (the memory), joined by AND.
+    static func list(conditions: [String], stats: String?) -> String {
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        if let stats {
+            return """
+            SELECT m.\(memoryID), m.\(title), m.\(date), coalesce(s.photos, 0), coalesce(s.bytes, 0)
+            FROM \(memory) m LEFT JOIN \(stats) s ON s.memory = m.\(key)
+            \(filter) ORDER BY m.\(date) DESC, m.\(key) DESC
+            """
+        }
+        return """
+        SELECT m.\(memoryID), m.\(title), m.\(date), count(i.\(key)), coalesce(sum(i.\(byteCount)), 0)
+        FROM \(memory) m LEFT JOIN \(image) i ON i.\(imageMemory) = m.\(key)
+        \(filter) GROUP BY m.\(key) ORDER BY m.\(date) DESC, m.\(key) DESC
+        """
+    }
+
+    static let dateFrom = "m.\(date) >= ?"
+    static let dateBefore = "m.\(date) < ?"
+    static func memoryIn(_ query: String) -> String { "m.\(key) IN (\(query))" }
+
+    // MARK: Import and maintenance
+
+    /// Deletes the memory with key `?1` unless a photo reached it (another import of the same title).
+    static let deleteIfEmpty = "DELETE FROM \(memory) WHERE \(key) = ?1 AND NOT EXISTS (SELECT 1 FROM \(image) WHERE \(imageMemory) = ?1)"
+
+    static let memoryExists = "SELECT 1 FROM \(memory) WHERE \(key) = ?"
+
+    /// Gives the memory with key `?1` its earliest photo's capture time, if its date was never set
+    /// (it still equals its creation time): one conditional UPDATE, so a date set meanwhile by
+    /// `edit` in another process is never overwritten.
+    static let dateFromPhotos = """
+        UPDATE \(memory) SET \(date) = (SELECT min(\(takenAt)) FROM \(image) WHERE \(imageMemory) = ?1)
+        WHERE \(key) = ?1 AND \(date) = \(createdAt) AND EXISTS (SELECT 1 FROM \(image) WHERE \(imageMemory) = ?1 AND \(takenAt) IS NOT NULL)
+        """
+
+    /// The SHA-256 column of the photos of the memory with key `?`.
+    static let digestsOfMemory = "SELECT \(sha256) FROM \(image) WHERE \(imageMemory) = ?"
+
+    /// The photos whose thumbnail is the blob `?`: key, file name, memory title.
+    static let thumbnailOwners = """
+        SELECT i.\(key), i.\(filename), m.\(title) FROM \(image) i LEFT JOIN \(memory) m ON m.\(key) = i.\(imageMemory) WHERE i.\(thumbnailData) = ?
+        """
+}
