@@ -236,7 +236,7 @@ public final class _BackingData {
     }
 }
 
-/// A small set of property indexes (models rarely have more than 64 properties; more spill into an array).
+/// A small set of property indexes (models rarely have more than 64 properties; more spill into a `Set`).
 struct IndexSetBits: Sequence {
     private var low: UInt64 = 0
     private var high: Set<Int> = []

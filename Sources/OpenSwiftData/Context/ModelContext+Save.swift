@@ -22,18 +22,19 @@ extension ModelContext {
         let released = releasedDigests().union(cascaded.digests)
         var assigned: [(backing: _BackingData, temporaryKey: Int64)] = []
         do {
-            try connection.transaction { assigned = try writeChanges(cascaded: cascaded) }
-        } catch {
-            writer?.finish()
-            for (backing, temporaryKey) in assigned { backing.primaryKey = temporaryKey }
-            for model in pendingWrites { model.persistentBackingData.pendingDigests = [:] }
-            throw error
+            // The blob store's shared lock goes once the rows are committed (or not), before
+            // released blobs are removed (which takes it exclusively).
+            defer { writer?.finish() }
+            do {
+                try connection.transaction { assigned = try writeChanges(cascaded: cascaded) }
+            } catch {
+                for (backing, temporaryKey) in assigned { backing.primaryKey = temporaryKey }
+                for model in pendingWrites { model.persistentBackingData.pendingDigests = [:] }
+                throw error
+            }
+            finishSave()
+            knownDigests.removeAll()
         }
-        finishSave()
-        knownDigests.removeAll()
-        // The blob store's shared lock goes once the rows are committed, before released blobs
-        // are removed (which takes it exclusively).
-        writer?.finish()
         if let external = container.external, !released.isEmpty, !skipsBlobRemovalForTesting {
             external.removeUnreferenced(released, isReferenced: referenceCheck())
         }
