@@ -81,7 +81,7 @@ extension Library {
         var manifest = ExportManifest(
             memory: .init(id: memory.id.uuidString.lowercased(), title: memory.title, date: Formats.iso(memory.date), notes: memory.notes),
             exportedAt: Formats.iso(Date()), format: options.format.rawValue, files: [], failed: [], warnings: [])
-        let all = try images(of: memory)
+        let all = images(of: memory)
         var writtenBytes: Int64 = 0
         for (index, image) in all.enumerated() {
             defer { progress?(index + 1, all.count, writtenBytes) }
@@ -102,7 +102,8 @@ extension Library {
             // An original that must be shrunk or stripped but has no encoder here (HEIC, AVIF, WebP) becomes a JPEG.
             let convertsOriginal = options.format == .original && (options.maxSize != nil || options.stripMetadata)
                 && !["jpeg", "png"].contains(image.format)
-            let ext: String? = options.format == .original ? (convertsOriginal ? "jpg" : nil) : (options.format == .png ? "png" : "jpg")
+            let jpg = ImageFormat.jpeg.fileExtension
+            let ext: String? = options.format == .original ? (convertsOriginal ? jpg : nil) : (options.format == .png ? ImageFormat.png.fileExtension : jpg)
             let name = names.claim(image.filename, extension: ext)
             var written = image.byteCount
             var width = image.width, height = image.height
@@ -145,7 +146,7 @@ extension Library {
                 var warning: String?
                 if let thumbnail = try galleryThumbnail(of: image, stored: context.externalDigest(of: image, \.thumbnailData),
                                                         original: original, warning: &warning) {
-                    let t = thumbNames.claim(name, extension: "jpg")
+                    let t = thumbNames.claim(name, extension: ImageFormat.jpeg.fileExtension)
                     try thumbs.write(t, thumbnail)
                     thumbName = "thumbs/" + t
                 }
@@ -155,7 +156,7 @@ extension Library {
             if let previews {
                 // What the gallery's lightbox shows: never the original (a 12 MP file, or a HEIC no browser shows).
                 if let made = try? Imaging.thumbnail(of: try original ?? blobs.readVerified(digest), maxSide: 1280, quality: 82) {
-                    let p = previewNames.claim(name, extension: "jpg")
+                    let p = previewNames.claim(name, extension: ImageFormat.jpeg.fileExtension)
                     try previews.write(p, made.jpeg)
                     preview = ("previews/" + p, made.width, made.height)
                 }

@@ -66,7 +66,7 @@ extension Library {
     }
 
     /// A memory's images in display order: capture time, then file name.
-    public func images(of memory: Memory) throws -> [MemoryImage] {
+    public func images(of memory: Memory) -> [MemoryImage] {
         memory.memoryImages.sorted {
             switch ($0.takenAt, $1.takenAt) {
             case let (a?, b?) where a != b: return a < b
@@ -77,10 +77,10 @@ extension Library {
         }
     }
 
-    public func detail(of memory: Memory) throws -> MemoryDetail {
+    public func detail(of memory: Memory) -> MemoryDetail {
         MemoryDetail(
             id: memory.id.uuidString.lowercased(), title: memory.title, date: Formats.iso(memory.date), notes: memory.notes,
-            images: try images(of: memory).map { image in
+            images: images(of: memory).map { image in
                 .init(id: image.id.uuidString.lowercased(), filename: image.filename, sha256: image.sha256, format: image.format,
                       width: image.width, height: image.height, bytes: image.byteCount,
                       takenAt: image.takenAt.map { Formats.iso($0, offset: image.takenAtOffset ?? 0) },

@@ -118,23 +118,23 @@ func describe(_ error: Error) -> String {
     let sqlite = error as? SQLiteError
     let code = sqlite?.primaryCode
     // SQLITE_FULL, or SQLITE_IOERR_SHMSIZE: the -shm file could not grow (the disk is full).
-    if (error as? BlobStoreError)?.isOutOfSpace == true || code == 13 || sqlite?.code == 4874 {
+    if (error as? BlobStoreError)?.isOutOfSpace == true || code == SQLiteError.full || sqlite?.code == SQLiteError.ioErrorShmSize {
         return "the disk holding the library is full. Nothing half-written was kept; "
             + "what was imported before is intact. Free some space and run the same command again."
     }
     guard let sqlite, let code else { return text }
     switch code {
-    case 11, 26:  // SQLITE_CORRUPT, SQLITE_NOTADB
+    case SQLiteError.corrupt, SQLiteError.notADatabase:
         return "the library's store is damaged (\(sqlite.message)). Nothing was changed. `memories verify` says more; restore library.store "
             + "from a backup (library.store.backup-* beside it), or recover it with `sqlite3 library.store .recover`."
-    case 5, 6:  // SQLITE_BUSY, SQLITE_LOCKED
+    case SQLiteError.busy, SQLiteError.locked:
         return "the library is busy: another process kept it locked for over 10 seconds (\(sqlite.code): \(sqlite.message)\(sqlite.sql.map { " in " + $0 } ?? "")). Nothing was changed; try again."
-    case 8:  // SQLITE_READONLY
+    case SQLiteError.readOnly:
         return "the library cannot be written (a read-only folder, file or disk). Nothing was changed."
-    case 10:  // SQLITE_IOERR
+    case SQLiteError.ioError:
         return "the disk holding the library failed to read or write (\(sqlite.message)); it may be full or failing. "
             + "What was committed before is intact; check the disk and run the same command again."
-    case 14:  // SQLITE_CANTOPEN
+    case SQLiteError.cantOpen:
         return "cannot open the library's store (\(sqlite.message)): check that its folder exists and can be read."
     default:
         return "the library's store refused the operation: \(sqlite.message). Nothing was changed."

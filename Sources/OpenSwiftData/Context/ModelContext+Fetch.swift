@@ -46,15 +46,23 @@ extension ModelContext {
         return result
     }
 
+    /// A statement, bound, that reads the rows of `entity` with these primary keys (one key as
+    /// itself, more as one JSON array: one statement for any number).
+    func rowsStatement(_ entity: Schema.Entity, keys: [Int64]) throws -> Statement {
+        let t0 = PredicateTranslator.rootAlias
+        let statement = try connection.statement(keys.count == 1
+            ? "SELECT \(entity.selectList) FROM \(entity.table) AS \(t0) WHERE \(t0).\"_pk\" = ?"
+            : "SELECT \(entity.selectList) FROM \(entity.table) AS \(t0) WHERE \(t0).\"_pk\" IN (SELECT value FROM json_each(?))")
+        try statement.bind([keys.count == 1 ? .integer(keys[0]) : .text(jsonArray(keys))])
+        return statement
+    }
+
     /// Loads the columns a fetch with `propertiesToFetch` left out, for `backing` and the other
     /// models fetched with it that lack them too, in one query.
     func loadColumns(of backing: _BackingData, entity: Schema.Entity, index: Int) throws {
         let owners = [backing] + groupMates(of: backing, entity: entity, unloaded: index).filter { $0.values[index] == nil }
         let byKey = Dictionary(owners.map { ($0.primaryKey, $0) }, uniquingKeysWith: { a, _ in a })
-        let statement = try connection.statement(owners.count == 1
-            ? "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" = ?"
-            : "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" IN (SELECT value FROM json_each(?))")
-        try statement.bind([owners.count == 1 ? .integer(backing.primaryKey) : .text(jsonArray(owners.lazy.map(\.primaryKey)))])
+        let statement = try rowsStatement(entity, keys: owners.map(\.primaryKey))
         defer { statement.reset() }
         while try statement.step() {
             guard let owner = byKey[statement.int64(0)] else { continue }
@@ -94,7 +102,7 @@ extension ModelContext {
             let query = try SelectQuery(descriptor, entity: entity)
             let sql = descriptor.fetchLimit == nil && descriptor.fetchOffset == nil
                 ? query.sql(columns: "count(*)", ordered: false)
-                : "SELECT count(*) FROM (\(query.sql(columns: "t0.\"_pk\"")))"
+                : "SELECT count(*) FROM (\(query.sql(columns: "\(PredicateTranslator.rootAlias).\"_pk\"")))"
             let statement = try connection.statement(sql)
             try statement.bind(query.bindings)
             _ = try statement.step()
@@ -131,7 +139,7 @@ extension ModelContext {
 
     func primaryKeys<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [Int64] {
         let query = try SelectQuery(descriptor, entity: entity)
-        let statement = try connection.statement(query.sql(columns: "t0.\"_pk\""))
+        let statement = try connection.statement(query.sql(columns: "\(PredicateTranslator.rootAlias).\"_pk\""))
         try statement.bind(query.bindings)
         var keys: [Int64] = []
         while try statement.step() { keys.append(statement.int64(0)) }
@@ -153,10 +161,7 @@ extension ModelContext {
         }
         if !missing.isEmpty {
             // One statement for any number of keys: they go in as one JSON array.
-            let statement = try connection.statement(missing.count == 1
-                ? "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" = ?"
-                : "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.\"_pk\" IN (SELECT value FROM json_each(?))")
-            try statement.bind([missing.count == 1 ? .integer(missing[0]) : .text(jsonArray(missing))])
+            let statement = try rowsStatement(entity, keys: missing)
             let group = FetchGroup()
             let rows = registry.rows(of: ObjectIdentifier(T.self))
             while try statement.step() {
@@ -174,14 +179,14 @@ extension ModelContext {
         let entity = EntityCache.entity(for: T.self)
         let ownerColumn: String
         switch link {
-        case .foreignKey(let column): ownerColumn = "t0.\(column)"
-        case .joinTable(_, let column, _): ownerColumn = "t0j.\(quoted(column))"
+        case .foreignKey(let column): ownerColumn = "\(PredicateTranslator.rootAlias).\(column)"
+        case .joinTable(_, let column, _): ownerColumn = "\(PredicateTranslator.rootAlias)j.\(quoted(column))"
         }
-        let linkRows = link.rows(of: entity, as: "t0", ownerKey: "x")
+        let linkRows = link.rows(of: entity, as: PredicateTranslator.rootAlias, ownerKey: "x")
         let condition = owners.count == 1 ? "\(ownerColumn) = ?" : "\(ownerColumn) IN (SELECT value FROM json_each(?))"
         // Each owner's models in the order they were linked; with a foreign key, ordered by owner
         // first, which is the order of the key's index (`_pk` follows in it), so SQLite does not sort.
-        let order = link.joinTable == nil ? "\(ownerColumn), t0.\"_pk\"" : "t0j.rowid"
+        let order = link.joinTable == nil ? "\(ownerColumn), \(PredicateTranslator.rootAlias).\"_pk\"" : "\(PredicateTranslator.rootAlias)j.rowid"
         let statement = try connection.statement(
             "SELECT \(entity.selectList), \(ownerColumn) \(linkRows.from) WHERE \(condition) ORDER BY \(order)")
         try statement.bind([owners.count == 1 ? .integer(owners[0]) : .text(jsonArray(owners))])
@@ -333,7 +338,7 @@ struct PartialRead {
         }
         // A `let` is always read: it is set when the model is built, not on first use.
         for property in entity.constants { wanted.insert(property.index) }
-        selectList = (["t0.\"_pk\""] + entity.columns.filter { wanted.contains($0.index) }.map { "t0.\($0.column)" }).joined(separator: ", ")
+        selectList = (["\(PredicateTranslator.rootAlias).\"_pk\""] + entity.columns.filter { wanted.contains($0.index) }.map { "\(PredicateTranslator.rootAlias).\($0.column)" }).joined(separator: ", ")
         plan = entity.properties.map { property in
             property.hasColumn && !wanted.contains(property.index) ? Schema.Entity.ReadStep.notFetched : entity.readPlan[property.index]
         }
@@ -364,7 +369,7 @@ struct SelectQuery {
             // there (Foundation on Linux leaves its comparator nil); `.lexical` is SQLite's byte order.
             let isString = property.metadata.valueType == String.self || property.metadata.valueType == String?.self
             let collation = isString ? (sort.stringComparator?.collation ?? .standard) : .binary
-            let value = collation.keyFunction.map { "\($0)(t0.\(property.column))" } ?? "t0.\(property.column)"
+            let value = collation.keyFunction.map { "\($0)(\(PredicateTranslator.rootAlias).\(property.column))" } ?? "\(PredicateTranslator.rootAlias).\(property.column)"
             orderBy.append("\(value) \(sort.order == .forward ? "ASC" : "DESC")")
         }
         limit = descriptor.fetchLimit
@@ -374,10 +379,10 @@ struct SelectQuery {
     var bindings: [SQLiteValue] { condition?.bindings ?? [] }
 
     func sql(columns: String, ordered: Bool = true) -> String {
-        var sql = "SELECT \(columns) FROM \(entity.table) AS t0"
+        var sql = "SELECT \(columns) FROM \(entity.table) AS \(PredicateTranslator.rootAlias)"
         for join in joins { sql += " " + join }
         if let condition { sql += " WHERE " + condition.sql }
-        if ordered && !orderBy.isEmpty { sql += " ORDER BY " + (orderBy + ["t0.\"_pk\""]).joined(separator: ", ") }
+        if ordered && !orderBy.isEmpty { sql += " ORDER BY " + (orderBy + ["\(PredicateTranslator.rootAlias).\"_pk\""]).joined(separator: ", ") }
         if ordered, let limit { sql += " LIMIT \(limit)" }
         if ordered, let offset { sql += (limit == nil ? " LIMIT -1" : "") + " OFFSET \(offset)" }
         return sql

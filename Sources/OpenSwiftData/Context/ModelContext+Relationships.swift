@@ -216,13 +216,13 @@ extension ModelContext {
             sql = "SELECT \(step.property.column) FROM \(step.owner.table) WHERE \"_pk\" IN (SELECT value FROM json_each(?)) AND \(step.property.column) IS NOT NULL"
         case .toMany:
             guard let target = schema.entity(for: step.targetType), let link = RelationshipGraph.link(of: step.property, in: step.owner) else { return [] }
-            let rows = link.rows(of: target, as: "t0", ownerKey: "x")
+            let rows = link.rows(of: target, as: PredicateTranslator.rootAlias, ownerKey: "x")
             let ownerColumn: String
             switch link {
-            case .foreignKey(let column): ownerColumn = "t0.\(column)"
-            case .joinTable(_, let column, _): ownerColumn = "t0j.\(quoted(column))"
+            case .foreignKey(let column): ownerColumn = "\(PredicateTranslator.rootAlias).\(column)"
+            case .joinTable(_, let column, _): ownerColumn = "\(PredicateTranslator.rootAlias)j.\(quoted(column))"
             }
-            sql = "SELECT DISTINCT t0.\"_pk\" \(rows.from) WHERE \(ownerColumn) IN (SELECT value FROM json_each(?))"
+            sql = "SELECT DISTINCT \(PredicateTranslator.rootAlias).\"_pk\" \(rows.from) WHERE \(ownerColumn) IN (SELECT value FROM json_each(?))"
         default:
             return []
         }

@@ -102,7 +102,7 @@ extension ModelContext {
                     try bindColumns(of: backing, entity: entity, to: statement!) { pendingLinks.append((backing, $0, $1)) }
                     try statement!.runBound()
                     key = try connection.lastInsertRowID
-                } catch let error as SQLiteError where error.code == 2067 && uniquenessPolicy == .upsert && entity.hasUniqueness {
+                } catch let error as SQLiteError where error.code == SQLiteError.constraintUnique && uniquenessPolicy == .upsert && entity.hasUniqueness {
                     // A unique value matched a stored row: update that row instead (SwiftData's upsert).
                     let upsert = try connection.statement(entity.upsertSQL)
                     try bindColumns(of: backing, entity: entity, to: upsert) { _, _ in }
@@ -128,7 +128,7 @@ extension ModelContext {
                     .run(properties.map { encode(backing, $0) } + [.integer(backing.primaryKey)])
             }
             try writeJoinTables()
-        } catch let error as SQLiteError where error.code == 2067 /* SQLITE_CONSTRAINT_UNIQUE */ {
+        } catch let error as SQLiteError where error.code == SQLiteError.constraintUnique {
             for (backing, temporaryKey) in assigned { backing.primaryKey = temporaryKey }
             throw uniqueViolation(error)
         } catch {

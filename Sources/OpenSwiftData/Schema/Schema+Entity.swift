@@ -71,7 +71,7 @@ extension Schema {
             constantFields = constants.compactMap { property in offsets?[property.name].map { (property, $0) } }
             initializedConstantFields = constantFields.filter { $0.property.metadata.defaultValue != nil }
             readPlan = properties.map { ReadStep($0) }
-            selectList = (["t0.\"_pk\""] + columns.map { "t0.\($0.column)" }).joined(separator: ", ")
+            selectList = (["\(PredicateTranslator.rootAlias).\"_pk\""] + columns.map { "\(PredicateTranslator.rootAlias).\($0.column)" }).joined(separator: ", ")
             writePlan = columns.map { WriteStep($0) }
             insertSQL = Self.insertSQL(table: table, columns: columns, upsert: false)
             upsertSQL = Self.insertSQL(table: table, columns: columns, upsert: true)

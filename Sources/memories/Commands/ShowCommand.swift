@@ -13,7 +13,7 @@ enum ShowCommand: Command {
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         let lib = try library()
-        let detail = try lib.detail(of: try lib.resolve(arguments.positionals[0]))
+        let detail = lib.detail(of: try lib.resolve(arguments.positionals[0]))
         if arguments.has("json") {
             try Output.json(detail)
             return ExitCode.success
