@@ -145,11 +145,11 @@ enum ImportFile {
         if let failure = fill(&header, from: fd) { return .rejected("cannot read: \(String(cString: strerror(failure)))") }
         guard ImageFormat.sniff(header) != nil else { return .notAnImage(header: header) }
         guard size <= maxSize else {
-            return .rejected("too large to import: \(Formats.bytes(Int(clamping: size))) (the limit is \(Formats.bytes(Int(clamping: maxSize))); --max-file-size raises it)")
+            return .rejected("too large to import: \(Display.bytes(Int(clamping: size))) (the limit is \(Display.bytes(Int(clamping: maxSize))); --max-file-size raises it)")
         }
         // malloc, not Data(count:), which traps when the memory cannot be had (--max-file-size 1T).
         guard let buffer = malloc(max(Int(size), 1)) else {
-            return .rejected("too large to read into memory: \(Formats.bytes(Int(clamping: size)))")
+            return .rejected("too large to read into memory: \(Display.bytes(Int(clamping: size)))")
         }
         var data = Data(bytesNoCopy: buffer, count: Int(size), deallocator: .free)
         data.replaceSubrange(0..<header.count, with: header)

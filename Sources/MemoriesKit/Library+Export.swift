@@ -79,8 +79,8 @@ extension Library {
         var names = FileNames()
         var thumbNames = FileNames()
         var manifest = ExportManifest(
-            memory: .init(id: memory.id.uuidString.lowercased(), title: memory.title, date: Formats.iso(memory.date), notes: memory.notes),
-            exportedAt: Formats.iso(Date()), format: options.format.rawValue, files: [], failed: [], warnings: [])
+            memory: .init(id: memory.id.uuidString.lowercased(), title: memory.title, date: Display.iso(memory.date), notes: memory.notes),
+            exportedAt: Display.iso(Date()), format: options.format.rawValue, files: [], failed: [], warnings: [])
         let all = images(of: memory)
         var writtenBytes: Int64 = 0
         for (index, image) in all.enumerated() {
@@ -164,7 +164,7 @@ extension Library {
             writtenBytes += Int64(written)
             manifest.files.append(.init(file: name, thumbnail: thumbName, originalFilename: image.filename, sha256: image.sha256,
                                         format: writtenFormat, width: width, height: height, bytes: written,
-                                        takenAt: options.stripMetadata ? nil : image.takenAt.map(Formats.iso),
+                                        takenAt: options.stripMetadata ? nil : image.takenAt.map(Display.iso),
                                         preview: preview?.name, previewWidth: preview?.width, previewHeight: preview?.height))
         }
         let encoder = JSONEncoder()

@@ -232,7 +232,7 @@ extension Library {
             .compactMap { $0.first?.stringValue })
     }
 
-    enum Prepared {
+    enum PreparedFile {
         case image(Photo)
         case skipped(String, String)
         case rejected(String, String)
@@ -265,15 +265,15 @@ extension Library {
     }
 
     /// Reads, validates, thumbnails and hashes a batch on `jobs` threads; results in input order.
-    static func prepareBatch(_ files: [FileWalker.Entry], options: ImportOptions, counter: ProgressCounter? = nil) -> [Prepared] {
-        let results = UnsafeMutableBufferPointer<Prepared>.allocate(capacity: files.count)
+    static func prepareBatch(_ files: [FileWalker.Entry], options: ImportOptions, counter: ProgressCounter? = nil) -> [PreparedFile] {
+        let results = UnsafeMutableBufferPointer<PreparedFile>.allocate(capacity: files.count)
         results.initialize(repeating: .skipped("", ""))
         defer {
             _ = results.deinitialize()  // releases each photo's bytes
             results.deallocate()
         }
         let jobs = max(1, min(options.jobs, files.count))
-        let next = Counter()
+        let next = IndexDispenser()
         let budget = DecodeBudget(bytes: options.decodeBytes)
         DispatchQueue.concurrentPerform(iterations: jobs) { _ in
             while let i = next.take(below: files.count) {
@@ -286,7 +286,7 @@ extension Library {
 
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png", "heic", "heif", "hif", "avif", "webp"]
 
-    static func prepare(_ file: FileWalker.Entry, options: ImportOptions, budget: DecodeBudget? = nil) -> Prepared {
+    static func prepare(_ file: FileWalker.Entry, options: ImportOptions, budget: DecodeBudget? = nil) -> PreparedFile {
         let claimsImage = imageExtensions.contains((file.name as NSString).pathExtension.lowercased())
         let data: Data
         let modified: Date
@@ -320,9 +320,9 @@ extension Library {
 /// A batch being prepared in the background; `wait()` gives its results.
 final class PendingBatch: @unchecked Sendable {
     private let group = DispatchGroup()
-    private var results: [Library.Prepared] = []
+    private var results: [Library.PreparedFile] = []
 
-    init(_ files: [FileWalker.Entry], work: @escaping ([FileWalker.Entry]) -> [Library.Prepared]) {
+    init(_ files: [FileWalker.Entry], work: @escaping ([FileWalker.Entry]) -> [Library.PreparedFile]) {
         group.enter()
         DispatchQueue.global(qos: .userInitiated).async {
             self.results = work(files)
@@ -330,7 +330,7 @@ final class PendingBatch: @unchecked Sendable {
         }
     }
 
-    func wait() -> [Library.Prepared] {
+    func wait() -> [Library.PreparedFile] {
         group.wait()
         defer { results = [] }
         return results
@@ -338,7 +338,7 @@ final class PendingBatch: @unchecked Sendable {
 }
 
 /// Hands out indexes to worker threads.
-final class Counter: @unchecked Sendable {
+final class IndexDispenser: @unchecked Sendable {
     private var value = 0
     private let lock = NSLock()
     func take(below limit: Int) -> Int? {

@@ -60,7 +60,7 @@ extension Library {
         let sql = LibrarySQL.list(conditions: conditions, stats: try MemoryStats.exists(in: context) ? MemoryStats.table : nil)
         return try context.query(sql, values).map { row in
             MemorySummary(id: (row[0].stringValue ?? "").lowercased(), title: row[1].stringValue ?? "",
-                          date: Formats.iso(Date(sqliteValue: row[2]) ?? Date(timeIntervalSinceReferenceDate: 0)),
+                          date: Display.iso(Date(sqliteValue: row[2]) ?? Date(timeIntervalSinceReferenceDate: 0)),
                           imageCount: Int(row[3].int64Value ?? 0), bytes: Int(row[4].int64Value ?? 0))
         }
     }
@@ -79,13 +79,13 @@ extension Library {
 
     public func detail(of memory: Memory) -> MemoryDetail {
         MemoryDetail(
-            id: memory.id.uuidString.lowercased(), title: memory.title, date: Formats.iso(memory.date), notes: memory.notes,
+            id: memory.id.uuidString.lowercased(), title: memory.title, date: Display.iso(memory.date), notes: memory.notes,
             images: images(of: memory).map { image in
                 .init(id: image.id.uuidString.lowercased(), filename: image.filename, sha256: image.sha256, format: image.format,
                       width: image.width, height: image.height, bytes: image.byteCount,
-                      takenAt: image.takenAt.map { Formats.iso($0, offset: image.takenAtOffset ?? 0) },
+                      takenAt: image.takenAt.map { Display.iso($0, offset: image.takenAtOffset ?? 0) },
                       takenAtZoneKnown: image.takenAt == nil ? nil : image.takenAtOffset != nil,
-                      fileModifiedAt: image.fileModifiedAt.map(Formats.iso))
+                      fileModifiedAt: image.fileModifiedAt.map(Display.iso))
             })
     }
 

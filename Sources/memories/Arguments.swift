@@ -83,7 +83,7 @@ struct Arguments {
     func date(_ name: String) throws -> Date? {
         guard let text = value(name) else { return nil }
         do {
-            return try Formats.parseDate(text)
+            return try Display.parseDate(text)
         } catch let error as LibraryError {
             throw UsageError(message: "--\(name): \(error.localizedDescription) (years 1–9999)")
         }

@@ -62,7 +62,7 @@ final class Progress: @unchecked Sendable {
         let percent = min(100, done * 100 / max(total, 1))
         let rate = elapsed > 0.2 ? Double(done) / elapsed : 0
         var parts = ["\(done)/\(total)", "\(percent)%"]
-        if let bytes { parts.append(Formats.bytes(Int(clamping: bytes))) }
+        if let bytes { parts.append(Display.bytes(Int(clamping: bytes))) }
         if rate > 0 { parts.append(String(format: rate >= 10 ? "%.0f/s" : "%.1f/s", rate)) }
         parts.append(clock(elapsed))
         if rate > 0 && done < total { parts.append("left " + clock(Double(total - done) / rate)) }

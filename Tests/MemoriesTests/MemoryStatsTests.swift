@@ -155,7 +155,7 @@ import Testing
     /// Dates are written without a formatter; they must read exactly as ISO8601DateFormatter's.
     @Test func isoTextEqualsTheFormattersForManyDatesAndZones() throws {
         for bad in ["2024-02-30T00:00:00Z", "2024-13-01T00:00:00Z", "2024-06-13T24:00:00Z", "2024-06-13T00:00:00+0200", "x"] {
-            #expect(Formats.parseISO(bad) == ISO8601DateFormatter().date(from: bad), "\(bad)")
+            #expect(Display.parseISO(bad) == ISO8601DateFormatter().date(from: bad), "\(bad)")
         }
         var seed: UInt64 = 0x2545_F491_4F6C_DD1D
         let zones = ["UTC", "Europe/Zurich", "America/Los_Angeles", "Asia/Kolkata", "Australia/Lord_Howe", "Pacific/Chatham", "America/St_Johns"]
@@ -170,9 +170,9 @@ import Testing
                 guard offset % 60 == 0 else { continue }
                 let formatter = ISO8601DateFormatter()
                 formatter.timeZone = zone
-                let text = Formats.iso(date, offset: offset)
+                let text = Display.iso(date, offset: offset)
                 #expect(text == formatter.string(from: date), "\(date) in \(zone.identifier)")
-                #expect(Formats.parseISO(text) == formatter.date(from: text), "\(text) read back")
+                #expect(Display.parseISO(text) == formatter.date(from: text), "\(text) read back")
             }
         }
     }

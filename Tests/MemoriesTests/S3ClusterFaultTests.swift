@@ -70,7 +70,7 @@ final class S3ClusterFaultTests {
     func importKilled(_ box: Sandbox, _ folder: URL, bucket: S3Client, after objects: Int, environment: [String: String] = [:],
                       kill: () throws -> Void) throws -> (status: Int32, stderr: String, seenBeforeKill: Int) {
         let errFile = box.url.appendingPathComponent("import.err")
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
         let err = try FileHandle(forWritingTo: errFile)
         let process = Process()
         process.executableURL = packageRoot.appendingPathComponent(".build/debug/memories")

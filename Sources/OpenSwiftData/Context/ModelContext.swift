@@ -278,39 +278,3 @@ public final class ModelContext {
         if let entry = registry[key], entry.backing === backing { registry[key] = nil }
     }
 }
-
-/// Contexts with autosave on, saved at normal process exit.
-enum AutosaveRegistry {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var contexts: [ObjectIdentifier: WeakBox<ModelContext>] = [:]
-    nonisolated(unsafe) private static var installed = false
-
-    static func add(_ context: ModelContext) {
-        lock.lock()
-        defer { lock.unlock() }
-        contexts[ObjectIdentifier(context)] = WeakBox(context)
-        if !installed {
-            installed = true
-            atexit { AutosaveRegistry.saveAll() }
-        }
-    }
-
-    static func remove(_ context: ModelContext) {
-        lock.lock()
-        contexts[ObjectIdentifier(context)] = nil
-        lock.unlock()
-    }
-
-    static func saveAll() {
-        lock.lock()
-        let live = contexts.values.compactMap(\.value)
-        lock.unlock()
-        for context in live where context.autosaveEnabled { context.autosave() }
-    }
-}
-
-/// A weak reference in a box: the autosave list's contexts, the registry's own-deinit models.
-final class WeakBox<T: AnyObject> {
-    weak var value: T?
-    init(_ value: T) { self.value = value }
-}

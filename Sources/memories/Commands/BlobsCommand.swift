@@ -53,7 +53,7 @@ enum BlobsCommand: Command {
             try Output.json(report)
         } else if !arguments.has("quiet") {
             Output.print("copied \(report.copied) file\(report.copied == 1 ? "" : "s") (\(report.alreadyThere) already there, "
-                         + "\(Formats.bytes(Int(report.bytes))) in all); the library's photos are now in \(report.location)")
+                         + "\(Display.bytes(Int(report.bytes))) in all); the library's photos are now in \(report.location)")
         }
         return ExitCode.success
     }

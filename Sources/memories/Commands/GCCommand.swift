@@ -30,11 +30,11 @@ enum GCCommand: Command {
         let would = report.dryRun
         if would || arguments.has("verbose") { for hex in report.orphans { Output.print("\(would ? "would move" : "moved") to the trash: \(hex)") } }
         func files(_ n: Int) -> String { "\(n) file\(n == 1 ? "" : "s")" }
-        Output.print("\(would ? "would move" : "moved") \(files(report.orphanBlobs)) (\(Formats.bytes(Int(report.orphanBytes)))) to the trash, "
+        Output.print("\(would ? "would move" : "moved") \(files(report.orphanBlobs)) (\(Display.bytes(Int(report.orphanBytes)))) to the trash, "
                      + "\(would ? "would restore" : "restored") \(files(report.restoredBlobs)) from it, "
-                     + "\(would ? "would delete" : "deleted") \(files(report.prunedBlobs)) (\(Formats.bytes(Int(report.bytesFreed)))) for good, "
+                     + "\(would ? "would delete" : "deleted") \(files(report.prunedBlobs)) (\(Display.bytes(Int(report.bytesFreed)))) for good, "
                      + "and \(would ? "would remove" : "removed") \(report.tempFilesRemoved) partial write\(report.tempFilesRemoved == 1 ? "" : "s")")
-        Output.print("the trash holds \(files(report.trashBlobs)) (\(Formats.bytes(Int(report.trashBytes))))"
+        Output.print("the trash holds \(files(report.trashBlobs)) (\(Display.bytes(Int(report.trashBytes))))"
                      + (report.trashBlobs > 0 && !arguments.has("prune-now") ? "; each is deleted 7 days after it was moved there" : ""))
         return ExitCode.success
     }

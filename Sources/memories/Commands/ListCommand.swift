@@ -28,7 +28,7 @@ enum ListCommand: Command {
             // One write for all the lines (20,000 memories were 20,000 system calls).
             let lines = memories.map { m in
                 let count = "\(m.imageCount) photo\(m.imageCount == 1 ? "" : "s")"
-                return "\(m.date.prefix(10))  \(count.padded(to: 11)) \(Formats.bytes(m.bytes).padded(to: 9))  \(m.id.prefix(8))  \(Output.escaped(m.title))"
+                return "\(m.date.prefix(10))  \(count.padded(to: 11)) \(Display.bytes(m.bytes).padded(to: 9))  \(m.id.prefix(8))  \(Output.escaped(m.title))"
             }
             if !lines.isEmpty { Output.print(lines.joined(separator: "\n")) }
         }

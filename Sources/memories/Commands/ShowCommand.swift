@@ -27,22 +27,22 @@ enum ShowCommand: Command {
             // A capture time whose offset is known shows in the user's zone; one without, as the
             // camera's clock said (marked *); a photo that says no time, its file's time (marked f).
             var taken = "                 "
-            if let text = image.takenAt, let date = Formats.parseISO(text) {
+            if let text = image.takenAt, let date = Display.parseISO(text) {
                 if image.takenAtZoneKnown == true {
-                    taken = Formats.local(date) + " "
+                    taken = Display.local(date) + " "
                 } else {
-                    taken = Formats.local(date, in: TimeZone(identifier: "UTC")!) + "*"
+                    taken = Display.local(date, in: TimeZone(identifier: "UTC")!) + "*"
                     cameraClock = true
                 }
-            } else if let text = image.fileModifiedAt, let date = Formats.parseISO(text) {
-                taken = Formats.local(date) + "f"
+            } else if let text = image.fileModifiedAt, let date = Display.parseISO(text) {
+                taken = Display.local(date) + "f"
                 fileClock = true
             }
-            lines.append("\(image.id.prefix(8))  \(taken)  \(image.format.padded(to: 4)) \("\(image.width)x\(image.height)".padded(to: 10)) \(Formats.bytes(image.bytes).padded(to: 9))  \(Output.escaped(image.filename))")
+            lines.append("\(image.id.prefix(8))  \(taken)  \(image.format.padded(to: 4)) \("\(image.width)x\(image.height)".padded(to: 10)) \(Display.bytes(image.bytes).padded(to: 9))  \(Output.escaped(image.filename))")
         }
         if !lines.isEmpty { Output.print(lines.joined(separator: "\n")) }
-        Output.print("\(detail.images.count) photo\(detail.images.count == 1 ? "" : "s"), \(Formats.bytes(detail.images.reduce(0) { $0 + $1.bytes })); "
-                     + "times in \(Formats.zone.identifier)\(cameraClock ? " (* the camera's clock: the photo does not say its zone)" : "")"
+        Output.print("\(detail.images.count) photo\(detail.images.count == 1 ? "" : "s"), \(Display.bytes(detail.images.reduce(0) { $0 + $1.bytes })); "
+                     + "times in \(Display.zone.identifier)\(cameraClock ? " (* the camera's clock: the photo does not say its zone)" : "")"
                      + (fileClock ? " (f the file's time: the photo does not say when it was taken)" : ""))
         return ExitCode.success
     }

@@ -43,7 +43,7 @@ enum VerifyCommand: Command {
             if !report.missing.isEmpty || !report.corrupt.isEmpty {
                 Output.print("to repair: `memories repair FOLDER...` rewrites damaged or missing photos from folders holding them and makes damaged thumbnails again")
             }
-            if !quiet { Output.print("trash: \(report.trashBlobs) file\(report.trashBlobs == 1 ? "" : "s") (\(Formats.bytes(Int(report.trashBytes))))") }
+            if !quiet { Output.print("trash: \(report.trashBlobs) file\(report.trashBlobs == 1 ? "" : "s") (\(Display.bytes(Int(report.trashBytes))))") }
             for problem in report.problems { Output.print("problem: \(problem)") }
             if !quiet || !report.ok { Output.print(report.ok ? "healthy" : "NOT healthy") }
         }

@@ -51,13 +51,13 @@ where Root: StandardPredicateExpression, Other: StandardPredicateExpression {}
 
 extension PredicateExpressions.LocalizedStandardContains: SQLPredicateExpression
 where Root: SQLPredicateExpression, Other: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        let text = try t.scalar(root)
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        let text = try translator.scalar(root)
         if let value = other as? PredicateExpressions.Value<String> {
             let pattern = "%" + likeEscaped(SQLFunctions.fold(value.value)) + "%"
             return .value("(osd_fold(" + text + SQLFragment(") LIKE ? ESCAPE '\\')", [.text(pattern)]))
         }
-        return .value("(instr(osd_fold(" + text + "), osd_fold(" + (try t.scalar(other)) + ")) > 0)")
+        return .value("(instr(osd_fold(" + text + "), osd_fold(" + (try translator.scalar(other)) + ")) > 0)")
     }
 }
 #endif

@@ -3,38 +3,38 @@ import Foundation
 // Boolean connectives, equality and ordering.
 
 extension PredicateExpressions.Conjunction: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        .value("(" + (try t.scalar(lhs)) + " AND " + (try t.scalar(rhs)) + ")")
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        .value("(" + (try translator.scalar(lhs)) + " AND " + (try translator.scalar(rhs)) + ")")
     }
 }
 
 extension PredicateExpressions.Disjunction: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        .value("(" + (try t.scalar(lhs)) + " OR " + (try t.scalar(rhs)) + ")")
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        .value("(" + (try translator.scalar(lhs)) + " OR " + (try translator.scalar(rhs)) + ")")
     }
 }
 
 extension PredicateExpressions.Negation: SQLPredicateExpression where Wrapped: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        .value("(NOT " + (try t.scalar(wrapped)) + ")")
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        .value("(NOT " + (try translator.scalar(wrapped)) + ")")
     }
 }
 
 // `IS` and `IS NOT` compare NULL the way Swift compares nil.
 extension PredicateExpressions.Equal: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        .value("(" + (try t.comparable(lhs)) + " IS " + (try t.comparable(rhs)) + ")")
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        .value("(" + (try translator.comparable(lhs)) + " IS " + (try translator.comparable(rhs)) + ")")
     }
 }
 
 extension PredicateExpressions.NotEqual: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        .value("(" + (try t.comparable(lhs)) + " IS NOT " + (try t.comparable(rhs)) + ")")
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        .value("(" + (try translator.comparable(lhs)) + " IS NOT " + (try translator.comparable(rhs)) + ")")
     }
 }
 
 extension PredicateExpressions.Comparison: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         let symbol: String
         switch op {
         case .lessThan: symbol = "<"
@@ -44,13 +44,13 @@ extension PredicateExpressions.Comparison: SQLPredicateExpression where LHS: SQL
         @unknown default:
             throw PredicateTranslationError.unsupportedUse(expression: "Comparison", reason: "unknown operator \(op)")
         }
-        return .value("(" + (try t.scalar(lhs)) + " \(symbol) " + (try t.scalar(rhs)) + ")")
+        return .value("(" + (try translator.scalar(lhs)) + " \(symbol) " + (try translator.scalar(rhs)) + ")")
     }
 }
 
 extension PredicateExpressions.Conditional: SQLPredicateExpression
 where Test: SQLPredicateExpression, If: SQLPredicateExpression, Else: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        .value("(CASE WHEN " + (try t.scalar(test)) + " THEN " + (try t.scalar(trueBranch)) + " ELSE " + (try t.scalar(falseBranch)) + " END)")
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        .value("(CASE WHEN " + (try translator.scalar(test)) + " THEN " + (try translator.scalar(trueBranch)) + " ELSE " + (try translator.scalar(falseBranch)) + " END)")
     }
 }

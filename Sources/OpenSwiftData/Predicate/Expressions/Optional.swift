@@ -4,18 +4,18 @@ import Foundation
 
 extension PredicateExpressions.OptionalFlatMap: SQLPredicateExpression
 where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        t.bind(variable.key, to: try t.term(wrapped))
-        return try t.term(transform)
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        translator.bind(variable.key, to: try translator.term(wrapped))
+        return try translator.term(transform)
     }
 }
 
 extension PredicateExpressions.NilCoalesce: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        .value("coalesce(" + (try t.scalar(lhs)) + ", " + (try t.scalar(rhs)) + ")")
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        .value("coalesce(" + (try translator.scalar(lhs)) + ", " + (try translator.scalar(rhs)) + ")")
     }
 }
 
 extension PredicateExpressions.ForcedUnwrap: SQLPredicateExpression where Inner: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm { try t.term(inner) }
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm { try translator.term(inner) }
 }

@@ -4,32 +4,32 @@ import Foundation
 
 extension PredicateExpressions.SequenceContains: SQLPredicateExpression
 where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        let element = try t.scalar(self.element)
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        let element = try translator.scalar(self.element)
         if let constant = sequence as? any ConstantSequence, let values = constant.sqlValues() {
             if values.isEmpty { return .value(SQLFragment("0")) }
             let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
             return .value("(" + element + SQLFragment(" IN (\(marks)))", values))
         }
         // A stored array (JSON text) containing a value.
-        let array = try t.scalar(sequence)
+        let array = try translator.scalar(sequence)
         return .value("EXISTS (SELECT 1 FROM json_each(" + array + ") WHERE value = " + element + ")")
     }
 }
 
 extension PredicateExpressions.SequenceContainsWhere: SQLPredicateExpression
 where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        guard case .toMany(let target, let link, let ownerAlias) = try t.term(sequence) else {
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        guard case .toMany(let target, let link, let ownerAlias) = try translator.term(sequence) else {
             throw PredicateTranslationError.unsupportedUse(
                 expression: "SequenceContainsWhere", reason: "contains(where:) is translated over to-many relationships only")
         }
-        let alias = t.newAlias()
-        t.bind(variable.key, to: .row(target, alias: alias))
-        let saved = t.joins
-        let condition = try t.scalar(test)
-        let innerJoins = t.joins.dropFirst(saved.count).joined(separator: " ")
-        t.restoreJoins(saved)
+        let alias = translator.newAlias()
+        translator.bind(variable.key, to: .row(target, alias: alias))
+        let saved = translator.joins
+        let condition = try translator.scalar(test)
+        let innerJoins = translator.joins.dropFirst(saved.count).joined(separator: " ")
+        translator.restoreJoins(saved)
         let rows = link.rows(of: target, as: alias, ownerKey: "\(ownerAlias).\"_pk\"")
         return .value("EXISTS (SELECT 1 \(rows.from) \(innerJoins) WHERE \(rows.condition) AND " + condition + ")")
     }
@@ -37,20 +37,20 @@ where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
 
 extension PredicateExpressions.SequenceStartsWith: SQLPredicateExpression
 where Base: SQLPredicateExpression, Prefix: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        let base = try t.scalar(self.base)
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        let base = try translator.scalar(self.base)
         if let value = prefix as? PredicateExpressions.Value<String> {
             return .value("(" + base + SQLFragment(" GLOB ?)", [.text(globEscaped(value.value) + "*")]))
         }
-        let prefix = try t.scalar(self.prefix)
+        let prefix = try translator.scalar(self.prefix)
         return .value("(substr(" + base + ", 1, length(" + prefix + ")) = " + prefix + ")")
     }
 }
 
 extension PredicateExpressions.CollectionContainsCollection: SQLPredicateExpression
 where Base: SQLPredicateExpression, Other: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        .value("(instr(" + (try t.scalar(base)) + ", " + (try t.scalar(other)) + ") > 0)")
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        .value("(instr(" + (try translator.scalar(base)) + ", " + (try translator.scalar(other)) + ") > 0)")
     }
 }
 
@@ -102,24 +102,24 @@ extension PredicateExpressions.Value: SQLRangeExpression {
 
 extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression
 where RangeExpression: SQLPredicateExpression, Element: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         guard let range = self.range as? any SQLRangeExpression else {
             throw PredicateTranslationError.unsupportedUse(expression: "RangeExpressionContains", reason: "the range is not a literal or captured range")
         }
-        let element = try t.scalar(self.element)
-        let (lower, upper, closed) = try range.bounds(&t)
+        let element = try translator.scalar(self.element)
+        let (lower, upper, closed) = try range.bounds(&translator)
         return .value("(" + element + " >= " + lower + " AND " + element + (closed ? " <= " : " < ") + upper + ")")
     }
 }
 
 extension PredicateExpressions.Range: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         throw PredicateTranslationError.unsupportedUse(expression: "Range", reason: "a range is only translated inside contains")
     }
 }
 
 extension PredicateExpressions.ClosedRange: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         throw PredicateTranslationError.unsupportedUse(expression: "ClosedRange", reason: "a range is only translated inside contains")
     }
 }

@@ -3,8 +3,8 @@ import Foundation
 // Variables, key paths and captured values: the leaves of a predicate.
 
 extension PredicateExpressions.Variable: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        guard let term = t.lookup(key) else {
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        guard let term = translator.lookup(key) else {
             throw PredicateTranslationError.unsupportedUse(expression: "Variable", reason: "the variable is not bound")
         }
         return term
@@ -12,8 +12,8 @@ extension PredicateExpressions.Variable: SQLPredicateExpression {
 }
 
 extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
-        let base = try t.term(root)
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
+        let base = try translator.term(root)
         switch base {
         case .row(let entity, let alias):
             // `$0.persistentModelID == id`, `$0.trip?.persistentModelID == id`: the row's key.
@@ -32,7 +32,7 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPr
                 return .value(SQLFragment("\(alias).\(property.column)"))
             case .toOne(let targetType):
                 let target = EntityCache.entity(for: targetType)
-                return .row(target, alias: t.joinedAlias(from: alias, column: property.column, to: target.table))
+                return .row(target, alias: translator.joinedAlias(from: alias, column: property.column, to: target.table))
             case .toMany(let targetType):
                 let target = EntityCache.entity(for: targetType)
                 let link = RelationshipGraph.link(of: property, in: entity)!
@@ -41,7 +41,7 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPr
                 throw PredicateTranslationError.unsupportedUse(expression: "\(keyPath)", reason: "type \(type) is not stored")
             }
         case .toMany(let target, let link, let ownerAlias):
-            let alias = t.newAlias()
+            let alias = translator.newAlias()
             let rows = link.rows(of: target, as: alias, ownerKey: "\(ownerAlias).\"_pk\"")
             let count = SQLFragment("(SELECT count(*) \(rows.from) WHERE \(rows.condition))")
             if isCollectionCount { return .value(count) }
@@ -73,7 +73,7 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPr
 }
 
 extension PredicateExpressions.Value: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm {
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         // A captured identifier compares with the row's key (`$0.persistentModelID == id`).
         if Output.self == PersistentIdentifier.self || Output.self == PersistentIdentifier?.self {
             guard let id = value as? PersistentIdentifier else { return .value(SQLFragment("NULL")) }
@@ -88,7 +88,7 @@ extension PredicateExpressions.Value: SQLPredicateExpression {
 }
 
 extension PredicateExpressions.NilLiteral: SQLPredicateExpression {
-    func sqlTerm(_ t: inout PredicateTranslator) throws -> SQLTerm { .value(SQLFragment("NULL")) }
+    func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm { .value(SQLFragment("NULL")) }
 }
 
 /// A captured sequence, for `ids.contains($0.id)`.
