@@ -27,7 +27,13 @@ extension BlobStore {
         try refuseIfReadOnly()
         let claimed = try BlobStore.writeDurably(Data((identity + "\n").utf8), to: ownerPath,
                                                  temporary: "\(tmpPath)/owner.\(UUID().uuidString).part", replacing: false)
-        if !claimed, let owner = try owner(), owner != identity { throw BlobStoreError.ownedByAnother(place: root.path, owner: owner) }
+        guard !claimed else { return }
+        guard let owner = try owner() else {
+            // A record that is there but empty (damaged) names nobody: replaced, as before claims.
+            try BlobStore.writeDurably(Data((identity + "\n").utf8), to: ownerPath, temporary: "\(tmpPath)/owner.\(UUID().uuidString).part")
+            return
+        }
+        if owner != identity { throw BlobStoreError.ownedByAnother(place: root.path, owner: owner) }
     }
 
     /// Whether the blob tree holds at least one blob (stops at the first).

@@ -139,7 +139,15 @@ public final class BlobBatch {
 
     /// Writes `data` to a temp file and hashes it. Thread-safe: several threads may put into one batch.
     /// With `digest`, the caller's SHA-256 of these very bytes, they are not hashed again.
-    public func put(_ data: Data, digest known: BlobDigest? = nil) throws -> BlobStore.PutResult {
+    /// If a blob of that name is stored already, the bytes are hashed all the same: a wrong digest
+    /// would otherwise make these bytes vanish behind another blob's name.
+    public func put(_ data: Data, digest given: BlobDigest? = nil) throws -> BlobStore.PutResult {
+        var known = given
+        if let name = given, access(store.path(for: name), F_OK) == 0 {
+            let actual = SHA256.digest(data)
+            guard actual == name else { throw BlobStoreError.corrupt(name, actual: actual) }
+            known = actual
+        }
         let (fd, path) = try store.makeTemporaryFile()
         let hasher = SHA256()
         do {

@@ -108,10 +108,12 @@ public final class BlobStore: @unchecked Sendable {
     public static func writeDurably(_ data: Data, to path: String, temporary: String, replacing: Bool = true) throws -> Bool {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         try check(fd, "create", temporary)
+        var open = true
         do {
             try data.withUnsafeBytes { try writeAll(fd, $0, temporary) }
             try check(fsync(fd), "fsync", temporary)
             close(fd)
+            open = false
             if replacing {
                 try check(rename(temporary, path), "rename", path)
             } else {
@@ -124,7 +126,7 @@ public final class BlobStore: @unchecked Sendable {
             try sync(path: (path as NSString).deletingLastPathComponent)
             return true
         } catch {
-            close(fd)
+            if open { close(fd) }
             unlink(temporary)
             throw error
         }

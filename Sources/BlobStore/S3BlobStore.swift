@@ -353,8 +353,13 @@ public final class S3BlobStore: @unchecked Sendable {
     /// `If-None-Match: *`): then it must be `identity` (a retried PUT whose answer was lost), or
     /// this throws `BlobStoreError.ownedByAnother` (two libraries claiming one prefix at once: one wins).
     public func setOwner(_ identity: String) throws {
-        if try client.create("owner", data: Data((identity + "\n").utf8)) { return }
-        if let owner = try owner(), owner != identity { throw BlobStoreError.ownedByAnother(place: locationDescription, owner: owner) }
+        let record = Data((identity + "\n").utf8)
+        if try client.create("owner", data: record) { return }
+        guard let owner = try owner() else {
+            // An owner object that is there but empty (damaged) names nobody: replaced.
+            return try client.put("owner", data: record)
+        }
+        if owner != identity { throw BlobStoreError.ownedByAnother(place: locationDescription, owner: owner) }
     }
 
     // MARK: Helpers

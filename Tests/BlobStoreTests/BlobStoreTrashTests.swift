@@ -94,6 +94,12 @@ import Testing
         for case let error? in outcomes { #expect(error == .ownedByAnother(place: dir.url.path, owner: owner)) }
         try store.setOwner(owner)
         #expect(files(under: dir.url.appendingPathComponent("tmp")).isEmpty)
+        // An empty (damaged) record names nobody: a claim replaces it, so the identity check is
+        // never switched off by it.
+        try Data().write(to: dir.url.appendingPathComponent("owner"))
+        #expect(try store.owner() == nil)
+        try store.setOwner("store-new")
+        #expect(try store.owner() == "store-new")
     }
 
     @Test func aReadOnlyStoreCreatesNothingAndRefusesWrites() throws {

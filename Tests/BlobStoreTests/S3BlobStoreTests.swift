@@ -145,5 +145,8 @@ struct S3BlobStoreTests {
         try store.setOwner(owner)
         #expect(try f.s3.create("owner", data: Data("x".utf8)) == false, "an existing object is not replaced")
         #expect(try store.owner() == owner)
+        try f.s3.put("owner", data: Data("\n".utf8))  // empty (damaged): names nobody, replaced by a claim
+        try store.setOwner("library-new")
+        #expect(try store.owner() == "library-new")
     }
 }

@@ -62,4 +62,44 @@ import Testing
         try context.save()
         #expect(context.externalDigest(of: again, \.cover) == SHA256.digest(cover))
     }
+
+    /// A hint lives for one save attempt and one put: a rollback drops it, and a buffer stored twice
+    /// is hashed the second time. Bytes whose hinted name is already stored are hashed, so a wrong
+    /// hint cannot make them vanish behind another photo's blob: the save fails and stores nothing.
+    @Test func hintsServeOnePutAndNeverHideBytesBehindAStoredName() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Album.self, Track.self, at: dir.store())
+        let context = ModelContext(c)
+        let wrong = SHA256.digest(Data("not these bytes".utf8))
+        context.noteExternalDigest(wrong, of: cover)
+        context.rollback()
+        let first = Album(title: "after rollback", year: 1)
+        first.cover = cover
+        context.insert(first)
+        try context.save()
+        #expect(context.externalDigest(of: first, \.cover) == SHA256.digest(cover), "the hint went with the rollback")
+
+        // One put per hint: two models holding the same buffer, one hint.
+        let other = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        context.noteExternalDigest(wrong, of: other)
+        let a = Album(title: "a", year: 2), b = Album(title: "b", year: 3)
+        a.cover = other
+        b.cover = other
+        context.insert(a)
+        context.insert(b)
+        try context.save()
+        let digests = [context.externalDigest(of: a, \.cover), context.externalDigest(of: b, \.cover)]
+        #expect(digests.filter { $0 == SHA256.digest(other) }.count == 1, "\(digests)")
+
+        // A hint naming a blob that is stored (first's cover) for other bytes: refused, nothing written.
+        let third = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        context.noteExternalDigest(SHA256.digest(cover), of: third)
+        let c3 = Album(title: "c", year: 4)
+        c3.cover = third
+        context.insert(c3)
+        #expect(throws: BlobStoreError.self) { try context.save() }
+        #expect(try c.blobStore!.read(SHA256.digest(cover), verify: true) == cover, "the stored blob is untouched")
+        try context.save()  // the hint went with the failed attempt: hashed now, stored under its own name
+        #expect(context.externalDigest(of: c3, \.cover) == SHA256.digest(third))
+    }
 }

@@ -33,9 +33,15 @@ extension ModelContext {
 
     /// Tells the next save that `data` hashes to `digest` (its SHA-256, computed by the caller from
     /// these bytes), so that storing `data` as an external-storage value does not hash it again.
-    /// The hint is tied to `data`'s buffer, which it keeps (so nothing can change those bytes in
-    /// place): a value that is another buffer, even with equal bytes, is hashed as usual. Hints go
-    /// when a save succeeds. Values of 64 bytes or less are always hashed.
+    /// The hint is tied to `data`'s buffer and serves one put: a value in another buffer, even with
+    /// equal bytes, is hashed as usual. Hints go at the end of the next save, whether it succeeds
+    /// or fails, and on `rollback()`. Values of 64 bytes or less are always hashed. A local store
+    /// still hashes bytes whose name it already holds, so a wrong hint can never make it drop
+    /// them; a bucket has the service check every upload against its digest.
+    ///
+    /// The caller must not change the bytes between this call and the save: `Data` that owns its
+    /// bytes cannot change in place while the hint holds it, but `Data(bytesNoCopy:…)` over a
+    /// buffer the app reuses can.
     public func noteExternalDigest(_ digest: BlobDigest, of data: Data) {
         knownDigests.note(digest, of: data)
     }
@@ -62,10 +68,10 @@ struct KnownDigests {
         byBuffer[key] = (data, digest)
     }
 
-    /// The noted digest of `data`'s buffer, if any.
-    func digest(of data: Data) -> BlobDigest? {
+    /// The noted digest of `data`'s buffer, if any, which is then forgotten (a hint serves one put).
+    mutating func take(_ data: Data) -> BlobDigest? {
         guard !byBuffer.isEmpty, let key = Self.key(data) else { return nil }
-        return byBuffer[key]?.digest
+        return byBuffer.removeValue(forKey: key)?.digest
     }
 
     mutating func removeAll() { byBuffer = [:] }

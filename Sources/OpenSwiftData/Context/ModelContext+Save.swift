@@ -16,6 +16,9 @@ extension ModelContext {
     /// deleted after it commits (a crash in between leaves only orphans for `collectGarbage`).
     public func save() throws {
         guard hasChanges else { return }
+        // Digest hints serve this attempt only, failed or not: a buffer an app reuses after a
+        // failed save must never be stored under the name noted for its earlier bytes.
+        defer { knownDigests.removeAll() }
         if let refusal = container.writeRefusal { throw refusal }
         let cascaded = try applyDeleteRules()
         let writer = try writeExternalValues()
@@ -33,7 +36,6 @@ extension ModelContext {
                 throw error
             }
             finishSave()
-            knownDigests.removeAll()
         }
         if let external = container.external, !released.isEmpty, !skipsBlobRemovalForTesting {
             external.removeUnreferenced(released, isReferenced: referenceCheck())
@@ -50,7 +52,7 @@ extension ModelContext {
             for property in entity.externals where backing.state == .inserted || backing.changed.contains(property.index) {
                 guard let data = backing.values[property.index].flatMap({ $0 as? Data }) else { continue }
                 if writer == nil { writer = try ExternalStorage.Writer(external) }
-                backing.pendingDigests[property.index] = try writer!.put(data, digest: knownDigests.digest(of: data))
+                backing.pendingDigests[property.index] = try writer!.put(data, digest: knownDigests.take(data))
             }
         }
         try writer?.commit()

@@ -200,6 +200,7 @@ public final class ModelContext {
 
     /// Discards every pending change: inserted models are forgotten, changed ones get their saved values back.
     public func rollback() {
+        knownDigests.removeAll()
         for model in insertedList {
             let backing = model.persistentBackingData
             backing.state = .detached
