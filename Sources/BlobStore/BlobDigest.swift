@@ -44,3 +44,8 @@ public struct BlobDigest: Hashable, Comparable, Codable, Sendable, CustomStringC
         try container.encode(hex)
     }
 }
+
+extension BlobStore {
+    /// The SHA-256 of no bytes: the one blob that may rightly be empty.
+    public static let emptyDigest = BlobDigest(hex: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")!
+}

@@ -76,7 +76,16 @@ extension BlobStore {
         }
         report.stray.sort()
         report.temporary.sort()
-        guard !quick else { return report }
+        if quick {
+            // Nothing is read, but an emptied file is seen from its size (only the empty value's
+            // own blob may be empty).
+            for digest in listed where digest != BlobStore.emptyDigest {
+                var info = stat()
+                if stat(path(for: digest), &info) == 0 && info.st_size == 0 { report.corrupt.append(digest) }
+            }
+            report.corrupt.sort()
+            return report
+        }
         let toCheck = only.map { set in listed.filter { set.contains($0) } } ?? listed
         let results = NSLock()
         try concurrentForEach(toCheck.count, jobs: jobs) { i in

@@ -301,23 +301,38 @@ public final class S3BlobStore: @unchecked Sendable {
         }
         report.trash = BlobStore.TrashSummary(count: trash.count, bytes: trash.reduce(0) { $0 + $1.size })
         // Quick: what the listing shows (every expected blob present), nothing downloaded.
-        guard !quick else { return report }
+        if quick {
+            // Nothing is downloaded, but an emptied object is seen from the listing's sizes.
+            report.corrupt = blobs.filter { $0.1.size == 0 && $0.0 != BlobStore.emptyDigest }.map(\.0).sorted()
+            return report
+        }
         let lockResults = NSLock()
         var corrupt: [BlobDigest] = []
         var done = 0
         var bytes: Int64 = 0
         try concurrentForEach(blobs.count, jobs: jobs) { i in
             let (digest, object) = blobs[i]
-            // Streamed and hashed as it comes: no object is held whole in memory.
-            let hasher = SHA256()
+            // Streamed and hashed as it comes: no object is held whole in memory. A stream cut off
+            // part way is not retried by the client (its bytes were handed over), so it is read
+            // again here from the start, with a new hasher.
+            var hasher = SHA256()
             var size: Int64 = 0
-            do {
-                try client.get(object.key) { chunk in
-                    hasher.update(chunk)
-                    size += Int64(chunk.count)
+            var attempt = 0
+            while true {
+                do {
+                    try client.get(object.key) { chunk in
+                        hasher.update(chunk)
+                        size += Int64(chunk.count)
+                    }
+                    break
+                } catch let error as S3Error where error.isMissingObject {
+                    return  // removed since the listing (a sweep): by then nothing referenced it
+                } catch S3Error.network where attempt < client.retries {
+                    attempt += 1
+                    hasher = SHA256()
+                    size = 0
+                    usleep(useconds_t(200_000 << attempt))
                 }
-            } catch let error as S3Error where error.isMissingObject {
-                return  // removed since the listing (a sweep): by then nothing referenced it
             }
             let ok = hasher.finish() == digest
             lockResults.lock()

@@ -96,3 +96,37 @@ import Testing
         #expect(try store.verify(expected: [digest]).isHealthy)
     }
 }
+
+/// `concurrentForEach` runs as many jobs at once as asked, whatever the core count: the S3
+/// transfers it drives wait on the network, not the CPU.
+@Suite struct ConcurrentForEachTests {
+    @Test func eightJobsRunAtOnceOnAnyMachine() throws {
+        let lock = NSCondition()
+        var started = 0, reachedAll = 0
+        try concurrentForEach(8, jobs: 8) { _ in
+            lock.lock()
+            defer { lock.unlock() }
+            started += 1
+            lock.broadcast()
+            // Each job waits (up to 10 s) until all eight have started: that needs eight at once.
+            let deadline = Date().addingTimeInterval(10)
+            while started < 8 && lock.wait(until: deadline) {}
+            if started == 8 { reachedAll += 1 }
+        }
+        #expect(reachedAll == 8, "\(reachedAll) of 8 jobs saw the others running")
+    }
+
+    @Test func theFirstErrorStopsTheRestAndIsThrown() {
+        struct Stop: Error {}
+        let lock = NSLock()
+        var ran = 0
+        #expect(throws: Stop.self) {
+            try concurrentForEach(1000, jobs: 4) { i in
+                lock.lock(); ran += 1; lock.unlock()
+                if i == 3 { throw Stop() }
+                usleep(1000)
+            }
+        }
+        #expect(ran < 1000)
+    }
+}

@@ -181,6 +181,9 @@ import Testing
         let quick = try box.run("verify", "--quick", "--json")
         let quickReport = try quick.json(VerifyJSON.self)
         #expect(quick.status == 0 && quickReport.blobsChecked == 0 && quickReport.corrupt.isEmpty, "\(quick.stdout)")
+        try Data().write(to: store.url(for: digest))  // emptied: seen from its size
+        let emptied = try box.run("verify", "--quick", "--json")
+        #expect(try emptied.status == 1 && emptied.json(VerifyJSON.self).corrupt == [victim.sha256], "\(emptied.stdout)")
         try FileManager.default.removeItem(at: store.url(for: digest))
         let gone = try box.run("verify", "--quick", "--json")
         #expect(try gone.status == 1 && gone.json(VerifyJSON.self).missing == [victim.sha256], "\(gone.stdout)")

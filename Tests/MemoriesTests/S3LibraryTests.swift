@@ -69,6 +69,12 @@ struct S3LibraryTests {
         try s3.delete("sha256/\(victim.sha256.prefix(2))/\(victim.sha256)")
         let broken = try box.run("verify", "--json")
         #expect(broken.status == 1 && broken.stdout.contains(victim.sha256), "\(broken.stdout)")
+        let emptiedKey = "sha256/\(show.images[1].sha256.prefix(2))/\(show.images[1].sha256)"
+        let kept = try s3.get(emptiedKey)
+        try s3.put(emptiedKey, data: Data())
+        let emptied = try box.run("verify", "--quick", "--json")
+        #expect(try emptied.status == 1 && emptied.json(VerifyJSON.self).corrupt == [show.images[1].sha256], "an emptied object: \(emptied.stdout)")
+        try s3.put(emptiedKey, data: kept)
         let listed = try box.run("verify", "--quick", "--json")
         #expect(try listed.status == 1 && listed.json(VerifyJSON.self).missing == [victim.sha256], "--quick sees it from the listing: \(listed.stdout)")
         let repaired = try box.run("repair", rome.path)

@@ -102,4 +102,27 @@ import Testing
         try context.save()  // the hint went with the failed attempt: hashed now, stored under its own name
         #expect(context.externalDigest(of: c3, \.cover) == SHA256.digest(third))
     }
+
+    /// An upsert that rewrites a row a loaded model stands for gives that model the row's blob too.
+    @Test func anUpsertMovesTheLoadedModelToTheRowsNewBlob() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Poster.self, at: dir.store())
+        let context = ModelContext(c)
+        let d1 = Data(repeating: 1, count: 500), d2 = Data(repeating: 2, count: 500)
+        let x = Poster(name: "same", image: d1)
+        context.insert(x)
+        try context.save()
+        let y = Poster(name: "same", image: d2)
+        context.insert(y)
+        try context.save()
+        #expect(x.image == d2)
+        #expect(context.externalDigest(of: x, \.image) == SHA256.digest(d2))
+        #expect(context.externalDigest(of: y, \.image) == SHA256.digest(d2))
+    }
+}
+
+@Model final class Poster {
+    @Attribute(.unique) var name: String
+    @Attribute(.externalStorage) var image: Data?
+    init(name: String, image: Data?) { self.name = name; self.image = image }
 }

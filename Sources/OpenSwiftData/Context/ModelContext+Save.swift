@@ -234,7 +234,12 @@ extension ModelContext {
             let key = RegistryKey(entity: ObjectIdentifier(type(of: model)), primaryKey: backing.primaryKey)
             if let other = registry[key]?.object, other !== model, let otherModel = other as? any PersistentModel {
                 // An upsert matched a row another object already stands for: both show the saved values.
-                otherModel.persistentBackingData.values.replace(with: backing.values.copy)
+                let otherBacking = otherModel.persistentBackingData
+                otherBacking.values.replace(with: backing.values.copy)
+                // Its external values are now the row's blobs (faults of the saved digests).
+                otherBacking.storedDigests = backing.storedDigests
+                otherBacking.unloaded = backing.unloaded
+                if !backing.storedDigests.isEmpty { otherBacking.external = container.external }
                 for (property, offset) in backing.entity?.constantFields ?? [] {
                     property.metadata.assignConstant!(other, offset, backing.values[property.index]!)
                 }
