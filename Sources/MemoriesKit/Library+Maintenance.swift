@@ -87,6 +87,11 @@ extension Library {
             problems.append("the store has no photos but its folder holds \(blobs.unexpected.count) stored files: if photos are missing from "
                             + "`memories list`, restore library.store from a backup; if not, `memories gc` moves the files to the trash")
         }
+        // Every photo's original is the blob its SHA-256 column names (export refuses it otherwise).
+        for row in try context.query(LibrarySQL.photosWithoutTheirOriginal) {
+            problems.append("\(row[0].stringValue ?? "?") in '\(row[1].stringValue ?? "?")' has no stored original, or not the one its SHA-256 names: "
+                            + "export refuses it; `memories remove` it and import the photo again")
+        }
         if !blobs.inTrash.isEmpty {
             problems.append("\(blobs.inTrash.count) missing photos are in the trash: `memories gc` puts them back")
         }

@@ -22,6 +22,7 @@ enum LibrarySQL {
     static let takenAt = SQLNames.column(\MemoryImage.takenAt)
     static let sha256 = SQLNames.column(\MemoryImage.sha256)
     static let thumbnailData = SQLNames.column(\MemoryImage.thumbnailData)
+    static let imageData = SQLNames.column(\MemoryImage.imageData)
 
     // MARK: Search index (see `SearchIndex` for the design of its rowids)
 
@@ -143,6 +144,13 @@ enum LibrarySQL {
 
     /// The SHA-256 column of the photos of the memory with key `?`.
     static let digestsOfMemory = "SELECT \(sha256) FROM \(image) WHERE \(imageMemory) = ?"
+
+    /// Photos whose stored original is missing or is not the blob their SHA-256 column names
+    /// (export refuses them): file name, memory title.
+    static let photosWithoutTheirOriginal = """
+        SELECT i.\(filename), m.\(title) FROM \(image) i LEFT JOIN \(memory) m ON m.\(key) = i.\(imageMemory)
+        WHERE i.\(imageData) IS NULL OR i.\(imageData) != i.\(sha256)
+        """
 
     /// The photos whose thumbnail is the blob `?`: key, file name, memory title.
     static let thumbnailOwners = """

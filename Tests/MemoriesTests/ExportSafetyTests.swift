@@ -220,6 +220,11 @@ import Testing
         #expect(result.stderr.contains("IMG_0002.jpg") && result.stderr.contains("no stored original"), "\(result.stderr)")
         let written = try FileManager.default.contentsOfDirectory(atPath: dest.path).filter { $0.hasSuffix(".jpg") }.sorted()
         #expect(written == ["IMG_0003.jpg", "IMG_0006.jpg"], "\(written)")
+        // verify agrees: both rows are named as problems, and the library is not healthy.
+        let verify = try box.run("verify", "--json")
+        let report = try verify.json(VerifyJSON.self)
+        #expect(verify.status == 1 && report.problems.filter { $0.contains("has no stored original") }.count == 2, "\(report.problems)")
+        #expect(report.problems.contains { $0.hasPrefix("IMG_0001.jpg in 'Rome'") } && report.problems.contains { $0.hasPrefix("IMG_0002.jpg in 'Rome'") })
     }
 
     @Test func aPhotoWithoutAThumbnailIsShownInTheGalleryByItself() {
