@@ -10,7 +10,8 @@ scripts/fuzz-imaging.sh check
 # and stopped after; where it cannot start, the rest still runs and this says so.
 if [ -z "${S3_TEST_ENDPOINT:-}" ]; then
   if scripts/s3-test-cluster.sh start; then
-    trap 'scripts/s3-test-cluster.sh stop' EXIT
+    # The fault tests' own clusters go too, should a test process have died before its purge.
+    trap 'scripts/s3-test-cluster.sh stop; for d in /tmp/memories-s3-faults-*/; do [ -d "$d" ] && S3_CLUSTER_DIR="$d/cluster" scripts/s3-test-cluster.sh purge; rm -rf "$d"; done' EXIT
     eval "export $(scripts/s3-test-cluster.sh env)"
     # The packages work: the fault tests bring up a cluster of their own and kill its daemons.
     export S3_FAULT_TESTS=1
