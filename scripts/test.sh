@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --tests
+# Docs that stay true: no new public declaration without a /// comment, no link to a missing file.
+python3 scripts/check-docs.py
 swift build --build-tests
 scripts/fuzz-imaging.sh check
 # The S3 tests run against a real one-node Ceph cluster (scripts/s3-test-cluster.sh), started here

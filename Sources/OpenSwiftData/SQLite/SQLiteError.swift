@@ -2,16 +2,33 @@ import CSQLite
 
 /// A failed SQLite call: the result code, SQLite's message and the statement, without bound values.
 public struct SQLiteError: Error, CustomStringConvertible {
+    /// The extended result code (`SQLITE_CONSTRAINT_UNIQUE`, …); see `primaryCode`.
     public let code: Int32
+    /// SQLite's own words (`sqlite3_errmsg`).
     public let message: String
+    /// The statement that failed, without its bound values (nil for calls without one).
     public let sql: String?
 
     /// The primary result code (`SQLITE_CONSTRAINT`, `SQLITE_BUSY`, …).
     public var primaryCode: Int32 { code & 0xff }
 
     // Result codes by name (sqlite.org/rescode.html), to compare with `code` and `primaryCode`.
-    public static let busy = SQLITE_BUSY, locked = SQLITE_LOCKED, readOnly = SQLITE_READONLY, ioError = SQLITE_IOERR
-    public static let corrupt = SQLITE_CORRUPT, notADatabase = SQLITE_NOTADB, full = SQLITE_FULL, cantOpen = SQLITE_CANTOPEN
+    /// SQLITE_BUSY: another connection holds the lock (after the busy timeout).
+    public static let busy = SQLITE_BUSY
+    /// SQLITE_LOCKED: a conflict within the same connection.
+    public static let locked = SQLITE_LOCKED
+    /// SQLITE_READONLY: the database cannot be written.
+    public static let readOnly = SQLITE_READONLY
+    /// SQLITE_IOERR: the operating system reported an I/O error.
+    public static let ioError = SQLITE_IOERR
+    /// SQLITE_CORRUPT: the database file is damaged.
+    public static let corrupt = SQLITE_CORRUPT
+    /// SQLITE_NOTADB: the file is not an SQLite database.
+    public static let notADatabase = SQLITE_NOTADB
+    /// SQLITE_FULL: the disk is full.
+    public static let full = SQLITE_FULL
+    /// SQLITE_CANTOPEN: the file could not be opened.
+    public static let cantOpen = SQLITE_CANTOPEN
     /// SQLITE_CONSTRAINT_UNIQUE: a UNIQUE constraint failed.
     public static let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
     /// SQLITE_IOERR_SHMSIZE: the -shm file could not grow (the disk is full).
