@@ -37,6 +37,10 @@ func bucket(_ name: String) throws -> S3Client {
     return client
 }
 
+guard FileManager.default.isExecutableFile(atPath: "/usr/bin/aws") else {
+    print("s3-bench: /usr/bin/aws is missing (the peer): apt-get install awscli")
+    exit(1)
+}
 var ours: [Double] = [], theirs: [Double] = []
 for rep in 0..<reps {
     let tag = "\(getpid())-\(rep)"
