@@ -11,12 +11,16 @@ import Foundation
 public struct BlobSettings: Codable, Equatable, Sendable {
     /// `s3://bucket/prefix`.
     public var url: String
+    /// The service, `scheme://host[:port]` (no keys: those come from the environment or ~/.aws/credentials).
     public var endpoint: String
+    /// The region requests are signed for (`us-east-1` unless the service wants another).
     public var region: String
+    /// Path-style addressing (`endpoint/bucket/key`); false for virtual-host style (`bucket.host/key`).
     public var pathStyle: Bool
     /// The credentials profile to use, by name (never the keys).
     public var profile: String?
 
+    /// The file in the library folder that holds these settings.
     public static let fileName = "blobs.json"
 
     /// Checks the location's form (the service is not asked).

@@ -59,6 +59,7 @@ public enum Display {
         return nil
     }
 
+    /// `12.3 MB`, `512 B`: a size for people, in powers of 1,000.
     public static func bytes(_ count: Int) -> String {
         let units = ["B", "KB", "MB", "GB", "TB"]
         var value = Double(count)

@@ -10,6 +10,7 @@ public enum ExportError: Error, Equatable, LocalizedError {
     /// to write through one.
     case symbolicLink(path: String)
 
+    /// What went wrong, naming the file and what to do.
     public var errorDescription: String? {
         switch self {
         case .destination(let path, let operation, let code):

@@ -4,6 +4,7 @@ import Foundation
 /// theirs (summed over threads) and the main thread's own. `memories import` prints it to stderr
 /// with `MEMORIES_IMPORT_STAGES=1`; `scripts/bench-import.sh` shows it beside its figures.
 public final class ImportStages: @unchecked Sendable {
+    /// The parts of an import whose time is counted.
     public enum Stage: String, CaseIterable, Sendable {
         /// Workers: opening and reading the file.
         case read
@@ -22,6 +23,7 @@ public final class ImportStages: @unchecked Sendable {
     private let lock = NSLock()
     private var seconds: [Stage: Double] = [:]
 
+    /// Every stage at zero.
     public init() {}
 
     /// Runs `work`, adding its wall time to `stage`.

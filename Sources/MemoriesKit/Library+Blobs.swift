@@ -12,11 +12,13 @@ import OpenSwiftData
 /// side that a re-run finds and skips (so both are resumable and idempotent); the side left
 /// keeps its copies (delete them yourself once you no longer want them there).
 extension Library {
+    /// What `blobs push` or `blobs pull` did.
     public struct BlobMoveReport: Codable, Equatable {
         /// Photos copied by this run.
         public var copied = 0
         /// Photos the other side had already (an earlier, interrupted run).
         public var alreadyThere = 0
+        /// The bytes of every photo confirmed at the target.
         public var bytes: Int64 = 0
         /// Where the photos are now.
         public var location = ""

@@ -5,10 +5,15 @@ import OpenSwiftData
 
 /// What `import` is asked to do.
 public struct ImportOptions {
+    /// The memory's title: a new memory, or the one with exactly this title (default: the folder's name).
     public var title: String?
+    /// An existing memory (id, id prefix or title) to add the photos to.
     public var into: String?
+    /// The memory's date (default: its earliest photo's capture time).
     public var date: Date?
+    /// The new memory's notes.
     public var notes: String?
+    /// Reads, validates and reports; stores nothing.
     public var dryRun = false
     /// Decoding and hashing threads (default: the core count). SQLite sees one writer.
     public var jobs = ProcessInfo.processInfo.activeProcessorCount
@@ -21,29 +26,41 @@ public struct ImportOptions {
     /// What the decodes running at once may hold together (`DecodeBudget`): with the two batches
     /// of originals, this bounds the import's memory at any `jobs`.
     public var decodeBytes = 128 << 20
+    /// The thumbnail's longest side in pixels.
     public var thumbnailSide = 256
+    /// What a photo may declare before it is refused unread (decompression bombs).
     public var limits = ImageLimits.default
     /// A photo larger than this is rejected with its size, unread (files that are not photos are
     /// skipped whatever their size, after reading their first bytes).
     public var maxFileSize: Int64 = ImportOptions.defaultMaxFileSize
+    /// 512 MiB.
     public static let defaultMaxFileSize: Int64 = 512 << 20
     /// Where the time goes, when set (`MEMORIES_IMPORT_STAGES=1` in the command line program).
     public var stages: ImportStages?
 
+    /// The defaults: a memory titled after the folder, every core.
     public init() {}
 }
 
 /// What `import` did, as printed with `--json`.
 public struct ImportReport: Codable, Equatable {
+    /// The memory the photos went into.
     public struct MemoryRef: Codable, Equatable {
+        /// Its id, lower-case.
         public var id: String
+        /// Its title.
         public var title: String
     }
+    /// A file not imported, and why.
     public struct Rejection: Codable, Equatable {
+        /// The path as given (for messages).
         public var path: String
+        /// Why, in words: the decoder's reason for a damaged photo, the kind of file for a skipped one.
         public var reason: String
     }
+    /// nil when nothing went in and the memory made for it was removed again.
     public var memory: MemoryRef?
+    /// Photos added.
     public var imported = 0
     /// Photos not added again: `alreadyInMemory` plus `repeatedInFolders`.
     public var duplicates = 0
@@ -51,9 +68,11 @@ public struct ImportReport: Codable, Equatable {
     public var alreadyInMemory = 0
     /// Photos found more than once in what was imported (the same bytes under two names).
     public var repeatedInFolders = 0
+    /// Files that are not photos (videos, GIFs, hidden files…), skipped.
     public var skipped = 0
     /// Every skipped file with the reason (a video, a GIF, hidden, not an image…).
     public var skippedFiles: [Rejection] = []
+    /// Photos that could not be imported (damaged, too large, unreadable), with the reason.
     public var rejected: [Rejection] = []
     /// Photos whose stored copy was damaged or missing and was rewritten from the file imported.
     public var repaired: [String] = []

@@ -6,6 +6,7 @@ import OpenSwiftData
 public struct GCReport: Codable, Equatable {
     /// Unused stored files moved to the trash.
     public var orphanBlobs: Int
+    /// Their bytes.
     public var orphanBytes: Int64
     /// Their SHA-256s.
     public var orphans: [String]
@@ -15,24 +16,35 @@ public struct GCReport: Codable, Equatable {
     public var bytesFreed: Int64
     /// Files in use again (a restored store) taken back from the trash.
     public var restoredBlobs: Int
+    /// Files left in the temporary folder by interrupted writes, removed.
     public var tempFilesRemoved: Int
     /// What the trash holds afterwards.
     public var trashBlobs: Int
+    /// Its bytes.
     public var trashBytes: Int64
+    /// `--dry-run`: what would be done, nothing done.
     public var dryRun: Bool
 }
 
 /// `verify`'s report, as printed with `--json`.
 public struct VerifyReport: Codable, Equatable {
+    /// Healthy: the database whole, nothing missing or corrupt, no problem below.
     public var ok: Bool
+    /// Stored files re-hashed (0 with `--quick`).
     public var blobsChecked: Int
+    /// Stored files a row needs that are not there (SHA-256s).
     public var missing: [String]
+    /// Stored files whose bytes no longer hash to their name (or, with `--quick`, emptied ones).
     public var corrupt: [String]
     /// Of `missing`, those the trash still holds (`memories gc` puts them back).
     public var inTrash: [String]
+    /// Stored files no row uses (`gc` moves them to the trash).
     public var orphans: Int
+    /// Files in the trash.
     public var trashBlobs: Int
+    /// Their bytes.
     public var trashBytes: Int64
+    /// SQLite's `integrity_check` (or `quick_check`) answer: "ok" when whole.
     public var database: String
     /// Other reasons the library is not healthy, in words.
     public var problems: [String]

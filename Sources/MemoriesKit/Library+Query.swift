@@ -3,34 +3,53 @@ import OpenSwiftData
 
 /// One line of `list`, computed in SQL (no image bytes read).
 public struct MemorySummary: Codable, Equatable {
+    /// The memory's id, lower-case.
     public var id: String
+    /// Its title.
     public var title: String
+    /// Its date, ISO 8601 in the user's time zone.
     public var date: String
+    /// How many photos it holds.
     public var imageCount: Int
+    /// Their originals' bytes together.
     public var bytes: Int
 }
 
 /// `show`'s view of a memory.
 public struct MemoryDetail: Codable, Equatable {
+    /// One photo, in display order (capture time, then file name).
     public struct Image: Codable, Equatable {
+        /// The photo's id, lower-case.
         public var id: String
+        /// The name it was imported under.
         public var filename: String
+        /// The original's SHA-256 (its blob's name).
         public var sha256: String
+        /// "jpeg", "png", "heic", "avif" or "webp".
         public var format: String
+        /// Pixels across, as the decoder gives them (see `MemoryImage.width`).
         public var width: Int
+        /// Pixels down, likewise.
         public var height: Int
+        /// The original's size.
         public var bytes: Int
         /// ISO 8601 at the offset the photo was taken at; with `Z` when the file gave no offset
         /// (`takenAtZoneKnown` false: the camera's clock as written).
         public var takenAt: String?
+        /// Whether the file gave the offset it was taken at (nil without a capture time).
         public var takenAtZoneKnown: Bool?
         /// The file's modification time when imported, in the user's time zone.
         public var fileModifiedAt: String?
     }
+    /// The memory's id, lower-case.
     public var id: String
+    /// Its title.
     public var title: String
+    /// Its date, ISO 8601 in the user's time zone.
     public var date: String
+    /// Its notes.
     public var notes: String
+    /// Its photos in display order.
     public var images: [Image]
 }
 
@@ -77,6 +96,7 @@ extension Library {
         }
     }
 
+    /// `show`'s view of `memory`: its fields and its photos in display order.
     public func detail(of memory: Memory) -> MemoryDetail {
         MemoryDetail(
             id: memory.id.uuidString.lowercased(), title: memory.title, date: Display.iso(memory.date), notes: memory.notes,

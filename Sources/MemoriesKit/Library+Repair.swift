@@ -5,13 +5,18 @@ import OpenSwiftData
 
 /// What `repair` did, as printed with `--json`.
 public struct RepairReport: Codable, Equatable {
+    /// A stored file rewritten from a matching file.
     public struct Restored: Codable, Equatable {
+        /// Its SHA-256.
         public var sha256: String
         /// The file its bytes were read from.
         public var from: String
     }
+    /// A damaged or missing stored file no file given could restore.
     public struct Unrestored: Codable, Equatable {
+        /// Its SHA-256.
         public var sha256: String
+        /// What is wrong with it, in words.
         public var problem: String
         /// The photos (file name in 'memory') that use it.
         public var usedBy: [String]

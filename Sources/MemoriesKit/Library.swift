@@ -5,12 +5,16 @@ import OpenSwiftData
 /// A journal on disk: the SQLite store (`library.store`) and its blob directory
 /// (`.library_SUPPORT/sha256/…`) in one folder.
 public final class Library {
+    /// The library's folder.
     public let directory: URL
     /// Whether this open made the library (its store did not exist).
     public let created: Bool
+    /// The OpenSwiftData container over `library.store` and the photos' blobs.
     public let container: ModelContainer
+    /// The context every method works in (one thread at a time).
     public let context: ModelContext
 
+    /// `library.store` in `directory`.
     public var storeURL: URL { directory.appendingPathComponent("library.store") }
     /// Where the photos are stored: the folder `.library_SUPPORT/`, or the S3 bucket the library
     /// was made with (`blobs.json`, see `BlobSettings`).

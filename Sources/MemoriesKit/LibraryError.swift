@@ -22,6 +22,7 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     /// The place photos would move to belongs to another library: where, and its owner.
     case bucketOfAnotherLibrary(String, String)
 
+    /// What went wrong, in words, with what to do.
     public var errorDescription: String? {
         switch self {
         case .memoryNotFound(let query, let closest):

@@ -9,6 +9,7 @@ public final class MemoryImage {
     // into one memory meet here, and the second's insert becomes an update of the first's row.
     #Unique<MemoryImage>([\.memory, \.sha256])
 
+    /// Stable across edits; shown lower-case, and `remove` accepts a unique prefix.
     @Attribute(.unique) public var id: UUID
     /// The original file, byte for byte (its blob is named by `sha256`).
     @Attribute(.externalStorage) public var imageData: Data?
@@ -17,13 +18,16 @@ public final class MemoryImage {
     public var memory: Memory?
     /// The original file name (last path component, as imported).
     public var filename: String
+    /// The original's SHA-256 in lower-case hex: the name of its blob (`imageData` is stored as it).
     public var sha256: String
     /// "jpeg", "png", "heic", "avif" or "webp" (`ImageFormat`'s raw value).
     public var format: String
     /// As the decoder gives it: for JPEG, PNG and WebP as stored, before the EXIF orientation;
     /// for HEIC and AVIF as displayed (their rotation applied), with `orientation` 1.
     public var width: Int
+    /// See `width`.
     public var height: Int
+    /// The original's size in bytes.
     public var byteCount: Int
     /// The capture time: EXIF DateTimeOriginal (+ SubSecTimeOriginal) at OffsetTimeOriginal, else
     /// the XMP date; read as UTC when the file gives no offset.
@@ -34,10 +38,14 @@ public final class MemoryImage {
     public var fileModifiedAt: Date?
     /// EXIF orientation 1–8 (1 for HEIC and AVIF, whose decoder turns the pixels itself).
     public var orientation: Int = 1
+    /// EXIF Make, as the camera wrote it.
     public var cameraMake: String?
+    /// EXIF Model, as the camera wrote it.
     public var cameraModel: String?
+    /// When the photo was imported.
     public var importedAt: Date = Date()
 
+    /// A photo row; the import fills the rest, `imageData` and `thumbnailData` included.
     public init(id: UUID = UUID(), filename: String, sha256: String, format: String, width: Int, height: Int, byteCount: Int) {
         self.id = id
         self.filename = filename

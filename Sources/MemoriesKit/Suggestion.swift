@@ -1,6 +1,7 @@
 /// "Did you mean": the candidate closest to a mistyped word, when it is close enough to be meant
 /// (an edit distance of at most a third of the word, and at most 2).
 public enum Suggestion {
+    /// The nearest candidate to `word` (case ignored) if it is close enough; nil otherwise.
     public static func closest(to word: String, in candidates: [String]) -> String? {
         let limit = min(2, max(1, word.count / 3))
         return candidates
