@@ -57,22 +57,28 @@ public protocol BlobWriter: AnyObject {
 }
 
 extension BlobStore: BlobBackend {
+    /// The blob folder's path.
     public var locationDescription: String { root.path }
 
+    /// A write session on this folder: a batch synced once at commit, under the shared lock.
     public func makeWriter() throws -> any BlobWriter { try LocalBlobWriter(self) }
 
+    /// The blob's bytes, re-hashed: `.missing` or `.corrupt` otherwise.
     public func readVerified(_ digest: BlobDigest) throws -> Data { try read(digest, verify: true) }
 
+    /// The blob streamed in chunks, re-hashed; `.corrupt` after the last chunk if it does not match.
     public func readVerified(_ digest: BlobDigest, chunk: (UnsafeRawBufferPointer) throws -> Void) throws {
         try read(digest, verify: true, chunk: chunk)
     }
 
+    /// Garbage collection with the lock waited for up to 10 minutes (see `BlobStore.sweep`).
     public func sweep(gracePeriod: TimeInterval, trashGracePeriod: TimeInterval, pruneNow: Bool, dryRun: Bool,
                       referenced: () throws -> Set<BlobDigest>) throws -> SweepReport {
         try sweep(gracePeriod: gracePeriod, trashGracePeriod: trashGracePeriod, pruneNow: pruneNow, dryRun: dryRun,
                   lockTimeout: 600, referenced: referenced)
     }
 
+    /// Re-hashes every blob on `jobs` threads (see `verify(expected:only:jobs:quick:progress:)`).
     public func verify(expected: (() throws -> Set<BlobDigest>)?, jobs: Int, quick: Bool, progress: ((Int, Int, Int64) -> Void)?) throws -> VerifyReport {
         try verify(expected: expected, only: nil, jobs: jobs, quick: quick, progress: progress)
     }
@@ -100,31 +106,39 @@ final class LocalBlobWriter: BlobWriter {
 }
 
 extension S3BlobStore: BlobBackend {
+    /// `s3://bucket/prefix`.
     public var locationDescription: String {
         "s3://\(client.location.bucket)" + (client.location.prefix.isEmpty ? "" : "/" + client.location.prefix)
     }
 
+    /// A bucket is written through the service: never read-only here.
     public var isReadOnly: Bool { false }
 
+    /// A write session: uploads in the background, all confirmed at commit.
     public func makeWriter() throws -> any BlobWriter { try S3BlobWriter(self) }
 
+    /// The object's bytes, re-hashed (from the trash if only there).
     public func readVerified(_ digest: BlobDigest) throws -> Data { try read(digest) }
 
+    /// The object streamed in chunks, re-hashed.
     public func readVerified(_ digest: BlobDigest, chunk: (UnsafeRawBufferPointer) throws -> Void) throws {
         try read(digest, chunk: chunk)
     }
 
+    /// Moves the candidates that nothing references to the trash prefix, under the exclusive lock.
     @discardableResult
     public func remove(_ candidates: Set<BlobDigest>, lockTimeout: TimeInterval, isReferenced: (BlobDigest) throws -> Bool) throws -> Int {
         try trashUnreferenced(candidates, lockPath: lockPath, lockTimeout: lockTimeout, isReferenced: isReferenced, moveToTrash: moveToTrash)
     }
 
+    /// Garbage collection with the lock waited for up to 10 minutes (see `S3BlobStore.sweep`).
     public func sweep(gracePeriod: TimeInterval, trashGracePeriod: TimeInterval, pruneNow: Bool, dryRun: Bool,
                       referenced: () throws -> Set<BlobDigest>) throws -> BlobStore.SweepReport {
         try sweep(gracePeriod: gracePeriod, trashGracePeriod: trashGracePeriod, pruneNow: pruneNow, dryRun: dryRun,
                   lockTimeout: 600, referenced: referenced)
     }
 
+    /// Whether the bucket holds at least one blob under the prefix.
     public func hasBlobs() throws -> Bool { try !client.list(prefix: "sha256/", limit: 1).isEmpty }
 }
 
@@ -208,6 +222,7 @@ func trashUnreferenced(_ candidates: Set<BlobDigest>, lockPath: String, lockTime
 extension BlobStore {
     var movedPath: String { root.appendingPathComponent("moved").path }
 
+    /// Where the blobs were moved to, from the `moved` record in the folder.
     public func movedTo() throws -> String? {
         guard let data = FileManager.default.contents(atPath: movedPath) else {
             if access(movedPath, F_OK) == 0 { throw BlobStoreError.io(path: movedPath, operation: "read", errno: EIO) }
@@ -217,6 +232,7 @@ extension BlobStore {
         return text.isEmpty ? root.path : text
     }
 
+    /// Writes (or with nil removes) the `moved` record, durably.
     public func setMoved(_ place: String?) throws {
         try refuseIfReadOnly()
         guard let place else {
@@ -229,10 +245,12 @@ extension BlobStore {
 }
 
 extension S3BlobStore {
+    /// Where the blobs were moved to, from the `moved` object.
     public func movedTo() throws -> String? {
         try record("moved").map { $0.isEmpty ? locationDescription : $0 }
     }
 
+    /// Writes (or with nil deletes) the `moved` object.
     public func setMoved(_ place: String?) throws {
         if let place { try client.put("moved", data: Data((place + "\n").utf8)) } else { try client.delete("moved") }
     }

@@ -1,5 +1,6 @@
 /// The SHA-256 of a blob's content: 64 lower-case hex characters, which is also its file name.
 public struct BlobDigest: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+    /// The 64 lower-case hex characters.
     public let hex: String
 
     /// Accepts exactly 64 hex characters (upper case is folded to lower case).
@@ -28,9 +29,12 @@ public struct BlobDigest: Hashable, Comparable, Codable, Sendable, CustomStringC
 
     /// The two-character fan-out folder.
     public var prefix: Substring { hex.prefix(2) }
+    /// The hex form.
     public var description: String { hex }
+    /// Ordered by their hex form.
     public static func < (a: Self, b: Self) -> Bool { a.hex < b.hex }
 
+    /// Decodes the hex form; anything else is a data-corrupted error.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let digest = BlobDigest(hex: text) else {
@@ -39,6 +43,7 @@ public struct BlobDigest: Hashable, Comparable, Codable, Sendable, CustomStringC
         self = digest
     }
 
+    /// Encodes the hex form.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(hex)

@@ -3,6 +3,7 @@ import Foundation
 // Reads. Verifying reads re-hash the content and report corruption instead of returning it.
 
 extension BlobStore {
+    /// Whether the blob file exists (not read, not checked).
     public func contains(_ digest: BlobDigest) -> Bool { access(path(for: digest), F_OK) == 0 }
 
     /// The blob's size in bytes.

@@ -8,6 +8,7 @@ extension BlobStore {
     public struct SweepReport: Equatable, Sendable, Codable {
         /// Unreferenced blobs moved into the trash.
         public var orphanBlobs = 0
+        /// Their bytes.
         public var orphanBytes: Int64 = 0
         /// Their digests.
         public var orphans: [BlobDigest] = []
@@ -17,13 +18,16 @@ extension BlobStore {
         public var bytesFreed: Int64 = 0
         /// Referenced blobs found in the trash and put back.
         public var restoredBlobs = 0
+        /// Temporary files of interrupted writes removed.
         public var tempFilesRemoved = 0
+        /// Nothing was moved or deleted: the report says what would have been.
         public var dryRun = false
         /// Unreferenced blobs kept because they are younger than the grace period.
         public var keptYoung = 0
         /// What the trash holds after the sweep.
         public var trash = TrashSummary()
 
+        /// An empty report.
         public init(dryRun: Bool = false) { self.dryRun = dryRun }
     }
 

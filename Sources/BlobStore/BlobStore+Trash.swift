@@ -6,7 +6,9 @@ import Foundation
 extension BlobStore {
     /// What the trash holds.
     public struct TrashSummary: Equatable, Sendable, Codable {
+        /// Blobs in the trash.
         public var count = 0
+        /// Their bytes.
         public var bytes: Int64 = 0
     }
 

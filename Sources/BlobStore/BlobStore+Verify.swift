@@ -3,9 +3,11 @@ import Foundation
 // Verification: re-hash every blob and report what is missing, corrupt, stray or left over.
 
 extension BlobStore {
+    /// What `verify` found.
     public struct VerifyReport: Equatable, Sendable, Codable {
         /// Blobs re-hashed.
         public var checked = 0
+        /// The bytes re-hashed.
         public var bytesChecked: Int64 = 0
         /// Expected digests with no blob.
         public var missing: [BlobDigest] = []
@@ -22,8 +24,10 @@ extension BlobStore {
         /// What the trash holds.
         public var trash = BlobStore.TrashSummary()
 
+        /// Nothing missing, nothing corrupt.
         public var isHealthy: Bool { missing.isEmpty && corrupt.isEmpty }
 
+        /// An empty report.
         public init() {}
     }
 

@@ -6,7 +6,9 @@ import Foundation
 extension BlobStore {
     /// What a put did.
     public struct PutResult: Equatable, Sendable {
+        /// The blob's name.
         public let digest: BlobDigest
+        /// Its size in bytes.
         public let size: Int64
         /// False when the blob was already stored (nothing was rewritten).
         public let isNew: Bool
@@ -114,6 +116,7 @@ public final class BlobBatch {
     /// Stored blobs that were found damaged by a duplicate put and rewritten from its bytes.
     public private(set) var repaired: [BlobDigest] = []
 
+    /// A batch on `store`; nothing is visible until `commit()`.
     public init(store: BlobStore) { self.store = store }
 
     deinit {

@@ -50,6 +50,7 @@ import Foundation
 /// let bytes = try store.read(digest, verify: true)
 /// ```
 public final class BlobStore: @unchecked Sendable {
+    /// The store's folder: `sha256/`, `trash/`, `tmp/`, the lock and the owner record inside.
     public let root: URL
     let blobsPath: String
     let tmpPath: String

@@ -16,6 +16,7 @@ public enum BlobStoreError: Error, Equatable, LocalizedError {
     /// The place's owner record names another store: claimed by it first.
     case ownedByAnother(place: String, owner: String)
 
+    /// What went wrong, naming the blob or file.
     public var errorDescription: String? {
         switch self {
         case .missing(let d): return "blob \(d) is missing from the store"

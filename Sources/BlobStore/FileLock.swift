@@ -5,8 +5,10 @@ import Foundation
 /// Writers hold it shared from their first `put` until the record that references the blob has
 /// committed; a sweep holds it exclusive. So a sweep never runs between a writer's put and its commit.
 public final class FileLock {
+    /// Shared (many holders at once) or exclusive (one).
     public enum Mode { case shared, exclusive }
     private var fd: Int32
+    /// The lock file.
     public let path: String
 
     /// Blocks until the lock is granted, or throws after `timeout` seconds.
@@ -30,6 +32,7 @@ public final class FileLock {
         }
     }
 
+    /// Releases the lock (closing its descriptor); idempotent.
     public func unlock() {
         guard fd >= 0 else { return }
         flock(fd, LOCK_UN)

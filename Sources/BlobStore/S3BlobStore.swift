@@ -34,6 +34,7 @@ import Foundation
 /// let back = try store.read(put.digest)      // re-hashed
 /// ```
 public final class S3BlobStore: @unchecked Sendable {
+    /// The client on the bucket and prefix.
     public let client: S3Client
     let lockPath: String
 

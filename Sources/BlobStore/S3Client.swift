@@ -5,9 +5,11 @@ import Foundation
 public struct S3Object: Sendable, Equatable {
     /// The key below the location's prefix.
     public var key: String
+    /// Its size in bytes.
     public var size: Int64
     /// The ETag without quotes (for a single-part upload, the MD5 of the bytes).
     public var etag: String
+    /// When it was last written (the trash uses it as the time of removal).
     public var lastModified: Date?
 }
 
@@ -27,6 +29,7 @@ public struct S3Object: Sendable, Equatable {
 /// let back = try s3.get("a.txt")
 /// ```
 public final class S3Client: @unchecked Sendable {
+    /// The endpoint, bucket and prefix every key is under.
     public let location: S3Location
     let credentials: S3Credentials
     /// Seconds to wait for a connection.
@@ -46,6 +49,7 @@ public final class S3Client: @unchecked Sendable {
 
     private static let setUp: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
 
+    /// A client for `location`, signing with `credentials`; connections are opened on first use and reused.
     public init(location: S3Location, credentials: S3Credentials) {
         _ = S3Client.setUp
         self.location = location

@@ -3,11 +3,14 @@ import Foundation
 /// An access key for S3 request signing. Never written into a library: read at each start from the
 /// environment or from `~/.aws/credentials`, as the AWS tools read it.
 public struct S3Credentials: Sendable, Equatable {
+    /// AWS_ACCESS_KEY_ID.
     public var accessKey: String
+    /// AWS_SECRET_ACCESS_KEY (never written anywhere).
     public var secretKey: String
     /// A temporary credential's token (`AWS_SESSION_TOKEN`), sent as `x-amz-security-token`.
     public var sessionToken: String?
 
+    /// Credentials given directly (tests, other tools).
     public init(accessKey: String, secretKey: String, sessionToken: String? = nil) {
         self.accessKey = accessKey
         self.secretKey = secretKey

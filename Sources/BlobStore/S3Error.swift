@@ -10,6 +10,7 @@ public enum S3Error: Error, Equatable, LocalizedError {
     /// No answer: connection refused, timed out, reset (after the retries), with curl's words.
     case network(String, request: String)
 
+    /// What went wrong, naming the key or bucket, and for keys what to check.
     public var errorDescription: String? {
         switch self {
         case .invalidLocation(let text): return text

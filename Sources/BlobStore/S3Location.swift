@@ -9,7 +9,9 @@ import Foundation
 public struct S3Location: Sendable, Equatable, Codable {
     /// `http://host:port` or `https://host`, without a path.
     public var endpoint: String
+    /// The region requests are signed for.
     public var region: String
+    /// The bucket's name.
     public var bucket: String
     /// Prepended to every key, without leading or trailing slashes ("" for none).
     public var prefix: String

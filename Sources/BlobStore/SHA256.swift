@@ -5,6 +5,7 @@ import Foundation
 public final class SHA256 {
     private let context: OpaquePointer
 
+    /// A hasher with nothing fed to it yet.
     public init() {
         guard let context = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
         self.context = context
@@ -13,11 +14,13 @@ public final class SHA256 {
 
     deinit { EVP_MD_CTX_free(context) }
 
+    /// Feeds bytes.
     public func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         EVP_DigestUpdate(context, base, bytes.count)
     }
 
+    /// Feeds bytes.
     public func update(_ data: Data) { data.withUnsafeBytes { update($0) } }
 
     /// The digest; the hasher must not be used afterwards.
@@ -28,6 +31,7 @@ public final class SHA256 {
         return BlobDigest(bytes: Array(out.prefix(Int(length))))
     }
 
+    /// The SHA-256 of `data`, in one call.
     public static func digest(_ data: Data) -> BlobDigest {
         let hasher = SHA256()
         hasher.update(data)

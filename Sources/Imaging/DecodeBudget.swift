@@ -18,6 +18,7 @@ import Foundation
 /// }
 /// ```
 public final class DecodeBudget: @unchecked Sendable {
+    /// The bytes the decodes may hold together.
     public let capacity: Int
     private var used = 0
     /// Reservations are served in the order they were asked for, so a large one waiting for room

@@ -12,6 +12,7 @@ public enum ImageError: Error, Equatable, LocalizedError, Sendable {
     case tooLarge(String)
     case outOfMemory(String)
 
+    /// The reason, in words (`reason`).
     public var errorDescription: String? {
         switch self {
         case .unrecognized(let reason): return reason

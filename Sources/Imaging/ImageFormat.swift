@@ -55,6 +55,7 @@ public enum ImageFormat: String, Codable, Sendable, CaseIterable {
     /// The first bytes of a file, enough to sniff it.
     public static let signatureLength = 12
 
+    /// The usual file extension, without the dot ("jpg" for JPEG).
     public var fileExtension: String {
         switch self {
         case .jpeg: return "jpg"
@@ -65,6 +66,7 @@ public enum ImageFormat: String, Codable, Sendable, CaseIterable {
         }
     }
 
+    /// "JPEG", "PNG", "HEIC", "AVIF" or "WebP": for people.
     public var displayName: String {
         switch self {
         case .jpeg: return "JPEG"

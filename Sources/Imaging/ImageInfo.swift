@@ -2,21 +2,26 @@ import Foundation
 
 /// What a probe learns from the header and metadata, without decoding pixels.
 public struct ImageInfo: Equatable, Sendable, Codable {
+    /// The format, from the content.
     public var format: ImageFormat
     /// As stored, before EXIF orientation.
     public var width: Int
+    /// See `width`.
     public var height: Int
     /// JPEG: the file's colour space (1 grey, 3 YCbCr/RGB, 4 CMYK/YCCK) as components; PNG: channels.
     public var components: Int
     /// JPEG: libjpeg's J_COLOR_SPACE; PNG: the IHDR colour type.
     public var colorType: Int
+    /// Bits per sample (8 or 16; JPEG 8).
     public var bitDepth: Int
     /// Progressive JPEG or interlaced PNG.
     public var isProgressive: Bool
+    /// Orientation, capture time and camera, from EXIF and XMP.
     public var exif: ExifInfo
 
     /// Width and height once the EXIF orientation is applied.
     public var uprightWidth: Int { exif.swapsAxes ? height : width }
+    /// See `uprightWidth`.
     public var uprightHeight: Int { exif.swapsAxes ? width : height }
 }
 
@@ -30,12 +35,15 @@ public struct ExifInfo: Equatable, Sendable, Codable {
     public var offsetTimeOriginal: String?
     /// SubSecTimeOriginal ("123": the fraction of the second).
     public var subSecTimeOriginal: String?
+    /// EXIF Make.
     public var make: String?
+    /// EXIF Model.
     public var model: String?
     /// The XMP capture date when EXIF has none: exif:DateTimeOriginal, else xmp:CreateDate, else
     /// photoshop:DateCreated, as written ("2024-06-13T23:30:00+02:00").
     public var xmpDate: String?
 
+    /// No metadata: orientation 1.
     public init() {}
 
     /// Whether the orientation turns the image a quarter (5–8).
@@ -57,6 +65,7 @@ public struct ExifInfo: Equatable, Sendable, Codable {
         return nil
     }
 
+    /// The capture time alone (see `capture`).
     public var capturedAt: Date? { capture?.date }
 
     /// "2024:06:01 12:34:56" as seconds since 1970 of that wall-clock time in UTC.

@@ -2,6 +2,7 @@ import CImaging
 import Foundation
 
 extension Imaging {
+    /// What `reencode` writes.
     public enum OutputFormat: Equatable, Sendable {
         case jpeg(quality: Int = 85, progressive: Bool = false)
         case png

@@ -3,7 +3,9 @@ import Foundation
 extension Imaging {
     /// A copy of an image without its metadata, and what was done to get it.
     public struct Stripped: Sendable {
+        /// The file without its metadata.
         public var data: Data
+        /// Its format (JPEG for HEIC, AVIF and WebP, which are converted).
         public var format: ImageFormat
         /// Set when the image had to be re-encoded (HEIC, AVIF, WebP: no lossless strip here).
         public var note: String?

@@ -6,7 +6,9 @@ extension Imaging {
     public struct Thumbnail: Sendable {
         /// JPEG bytes, upright.
         public var jpeg: Data
+        /// The thumbnail's width, upright.
         public var width: Int
+        /// The thumbnail's height, upright.
         public var height: Int
         /// The source's header and EXIF.
         public var info: ImageInfo
