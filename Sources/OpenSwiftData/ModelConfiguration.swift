@@ -11,14 +11,19 @@ public struct ModelConfiguration: Sendable {
         case fail
     }
 
+    /// The store's name: its file is `NAME.store` ("default" when none was given).
     public var name: String
+    /// The models this store holds (nil: the container's schema).
     public var schema: Schema?
+    /// An SQLite database in memory, gone with the container; external values stay in memory too.
     public var isStoredInMemoryOnly: Bool
+    /// The store file (for an in-memory store, where it would be: nothing is written there).
     public var url: URL
     /// Whether contexts may save. With false, the store is opened read-only: nothing is created,
     /// migrated or written (a save throws `ModelError.readOnlyStore`), and a store in a folder that
     /// cannot be written can still be read.
     public var allowsSave: Bool
+    /// What an insert that matches a stored row on a `.unique` attribute or `#Unique` constraint does (SwiftData: upsert).
     public var uniquenessPolicy: UniquenessPolicy = .upsert
     /// Where `@Attribute(.externalStorage)` values go (not in SwiftData): nil for the folder next
     /// to the store (`.NAME_SUPPORT/`), or another `BlobBackend`, such as an `S3BlobStore` to keep
@@ -35,8 +40,11 @@ public struct ModelConfiguration: Sendable {
     public struct GroupContainer: Sendable, Hashable {
         let identifier: String?
         let isNone: Bool
+        /// SwiftData's default.
         public static let automatic = GroupContainer(identifier: nil, isNone: false)
+        /// No app group.
         public static let none = GroupContainer(identifier: nil, isNone: true)
+        /// A named app group (recorded, unused here).
         public static func identifier(_ groupName: String) -> GroupContainer { GroupContainer(identifier: groupName, isNone: false) }
     }
 
@@ -45,14 +53,21 @@ public struct ModelConfiguration: Sendable {
     public struct CloudKitDatabase: Sendable, Hashable {
         let identifier: String?
         let isNone: Bool
+        /// SwiftData's default.
         public static let automatic = CloudKitDatabase(identifier: nil, isNone: false)
+        /// No CloudKit.
         public static let none = CloudKitDatabase(identifier: nil, isNone: true)
+        /// A private CloudKit container (recorded, nothing syncs).
         public static func `private`(_ containerIdentifier: String) -> CloudKitDatabase { CloudKitDatabase(identifier: containerIdentifier, isNone: false) }
     }
 
+    /// As given (unused on Linux).
     public let groupContainer: GroupContainer
+    /// As given (nothing syncs on Linux).
     public let cloudKitDatabase: CloudKitDatabase
+    /// The app group's name, if one was named.
     public var groupAppContainerIdentifier: String? { groupContainer.identifier }
+    /// The CloudKit container's name, if one was named.
     public var cloudKitContainerIdentifier: String? { cloudKitDatabase.identifier }
 
     /// A store named `name` (`default.store` without one) in `defaultDirectory`, or in memory.

@@ -8,7 +8,9 @@ import Foundation
 /// let context = container.mainContext
 /// ```
 public final class ModelContainer: @unchecked Sendable {
+    /// The models the container holds, and their version.
     public let schema: Schema
+    /// As given (one store: the first).
     public let configurations: [ModelConfiguration]
     let configuration: ModelConfiguration
     /// The SQLite path or URI every context of this container opens.
@@ -25,11 +27,13 @@ public final class ModelContainer: @unchecked Sendable {
     /// replaced, foreign): garbage collection and verification refuse with it.
     public private(set) var identityProblem: ModelError?
 
+    /// A container for these model types (and the types they reach through relationships), with a store per `configurations` (the default store when none).
     public convenience init(for types: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
                             configurations: ModelConfiguration...) throws {
         try self.init(for: Schema(types), migrationPlan: migrationPlan, configurations: configurations)
     }
 
+    /// A container for `schema`, migrated through `migrationPlan` when one is given.
     public convenience init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: ModelConfiguration...) throws {
         try self.init(for: schema, migrationPlan: migrationPlan, configurations: configurations)
     }

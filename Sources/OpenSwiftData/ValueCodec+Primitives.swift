@@ -6,11 +6,14 @@ import Foundation
 // pattern (exact round trip, but they sort as negative numbers in SQL).
 
 extension String: SQLiteValueConvertible, DirectColumnReadable {
+    /// The column type it is stored in (see `SQLiteValueConvertible`).
     public static var sqliteColumnType: String { "TEXT" }
     static func read(from statement: Statement, column i: Int32) -> String? {
         statement.isText(i) ? statement.text(i) : nil
     }
+    /// The value as stored.
     public var sqliteValue: SQLiteValue { .text(self) }
+    /// The value from its stored form; nil when the column holds another type.
     public init?(sqliteValue: SQLiteValue) {
         guard case .text(let v) = sqliteValue else { return nil }
         self = v
@@ -18,11 +21,14 @@ extension String: SQLiteValueConvertible, DirectColumnReadable {
 }
 
 extension Bool: SQLiteValueConvertible, DirectColumnReadable {
+    /// The column type it is stored in (see `SQLiteValueConvertible`).
     public static var sqliteColumnType: String { "INTEGER" }
     static func read(from statement: Statement, column i: Int32) -> Bool? {
         statement.isInteger(i) ? statement.int64(i) != 0 : nil
     }
+    /// The value as stored.
     public var sqliteValue: SQLiteValue { .integer(self ? 1 : 0) }
+    /// The value from its stored form; nil when the column holds another type.
     public init?(sqliteValue: SQLiteValue) {
         guard case .integer(let v) = sqliteValue else { return nil }
         self = v != 0
@@ -30,11 +36,14 @@ extension Bool: SQLiteValueConvertible, DirectColumnReadable {
 }
 
 extension Double: SQLiteValueConvertible, DirectColumnReadable {
+    /// The column type it is stored in (see `SQLiteValueConvertible`).
     public static var sqliteColumnType: String { "REAL" }
     static func read(from statement: Statement, column i: Int32) -> Double? {
         statement.isNumber(i) ? statement.double(i) : nil
     }
+    /// The value as stored.
     public var sqliteValue: SQLiteValue { .real(self) }
+    /// The value from its stored form; nil when the column holds another type.
     public init?(sqliteValue: SQLiteValue) {
         switch sqliteValue {
         case .real(let v): self = v
@@ -45,8 +54,11 @@ extension Double: SQLiteValueConvertible, DirectColumnReadable {
 }
 
 extension Float: SQLiteValueConvertible {
+    /// The column type it is stored in (see `SQLiteValueConvertible`).
     public static var sqliteColumnType: String { "REAL" }
+    /// The value as stored.
     public var sqliteValue: SQLiteValue { .real(Double(self)) }
+    /// The value from its stored form; nil when the column holds another type.
     public init?(sqliteValue: SQLiteValue) {
         guard let d = Double(sqliteValue: sqliteValue) else { return nil }
         self = Float(d)
@@ -57,10 +69,13 @@ extension Float: SQLiteValueConvertible {
 public protocol _SQLiteInteger: FixedWidthInteger, SQLiteValueConvertible {}
 
 extension _SQLiteInteger {
+    /// The column type it is stored in (see `SQLiteValueConvertible`).
     public static var sqliteColumnType: String { "INTEGER" }
+    /// The value as stored.
     public var sqliteValue: SQLiteValue {
         .integer(Self.bitWidth == 64 && !Self.isSigned ? Int64(bitPattern: UInt64(truncatingIfNeeded: self)) : Int64(self))
     }
+    /// The value from its stored form; nil when the column holds another type.
     public init?(sqliteValue: SQLiteValue) {
         guard case .integer(let v) = sqliteValue else { return nil }
         if Self.bitWidth == 64 && !Self.isSigned {
@@ -88,11 +103,14 @@ extension UInt32: _SQLiteInteger {}
 extension UInt64: _SQLiteInteger {}
 
 extension Date: SQLiteValueConvertible, DirectColumnReadable {
+    /// The column type it is stored in (see `SQLiteValueConvertible`).
     public static var sqliteColumnType: String { "REAL" }
     static func read(from statement: Statement, column i: Int32) -> Date? {
         statement.isNumber(i) ? Date(timeIntervalSinceReferenceDate: statement.double(i)) : nil
     }
+    /// The value as stored.
     public var sqliteValue: SQLiteValue { .real(timeIntervalSinceReferenceDate) }
+    /// The value from its stored form; nil when the column holds another type.
     public init?(sqliteValue: SQLiteValue) {
         guard let d = Double(sqliteValue: sqliteValue) else { return nil }
         self = Date(timeIntervalSinceReferenceDate: d)
@@ -100,8 +118,11 @@ extension Date: SQLiteValueConvertible, DirectColumnReadable {
 }
 
 extension UUID: SQLiteValueConvertible {
+    /// The column type it is stored in (see `SQLiteValueConvertible`).
     public static var sqliteColumnType: String { "TEXT" }
+    /// The value as stored.
     public var sqliteValue: SQLiteValue { .text(uuidString) }
+    /// The value from its stored form; nil when the column holds another type.
     public init?(sqliteValue: SQLiteValue) {
         guard case .text(let v) = sqliteValue, let id = UUID(uuidString: v) else { return nil }
         self = id
@@ -109,8 +130,11 @@ extension UUID: SQLiteValueConvertible {
 }
 
 extension URL: SQLiteValueConvertible {
+    /// The column type it is stored in (see `SQLiteValueConvertible`).
     public static var sqliteColumnType: String { "TEXT" }
+    /// The value as stored.
     public var sqliteValue: SQLiteValue { .text(absoluteString) }
+    /// The value from its stored form; nil when the column holds another type.
     public init?(sqliteValue: SQLiteValue) {
         guard case .text(let v) = sqliteValue, let url = URL(string: v) else { return nil }
         self = url
@@ -118,8 +142,11 @@ extension URL: SQLiteValueConvertible {
 }
 
 extension Data: SQLiteValueConvertible {
+    /// The column type it is stored in (see `SQLiteValueConvertible`).
     public static var sqliteColumnType: String { "BLOB" }
+    /// The value as stored.
     public var sqliteValue: SQLiteValue { .blob(self) }
+    /// The value from its stored form; nil when the column holds another type.
     public init?(sqliteValue: SQLiteValue) {
         switch sqliteValue {
         case .blob(let v): self = v
@@ -130,9 +157,13 @@ extension Data: SQLiteValueConvertible {
 }
 
 extension Decimal: SQLiteValueConvertible {
+    /// The column type it is stored in (see `SQLiteValueConvertible`).
     public static var sqliteColumnType: String { "TEXT" }
+    /// The collation its column sorts with.
     public static var sqliteCollation: String? { "DECIMAL" }
+    /// The value as stored.
     public var sqliteValue: SQLiteValue { .text(description) }
+    /// The value from its stored form; nil when the column holds another type.
     public init?(sqliteValue: SQLiteValue) {
         switch sqliteValue {
         case .text(let v):

@@ -14,7 +14,9 @@ public struct FetchDescriptor<T: PersistentModel> {
     /// comparator says, `.localizedStandard` (Finder order) unless it is `.lexical` (UTF-8 bytes);
     /// Decimals sort numerically; ties are broken by insertion order.
     public var sortBy: [SortDescriptor<T>]
+    /// At most this many models (SQL LIMIT).
     public var fetchLimit: Int?
+    /// Skip this many first (SQL OFFSET).
     public var fetchOffset: Int?
     /// Whether unsaved inserts, changes and deletes of the context are taken into account (default true).
     public var includePendingChanges = true
@@ -25,6 +27,7 @@ public struct FetchDescriptor<T: PersistentModel> {
     /// it they load the same way, on first access).
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []
 
+    /// Every model of `T` that `predicate` accepts (all without one), in `sortBy` order.
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
         self.predicate = predicate
         self.sortBy = sortBy

@@ -23,6 +23,7 @@ extension ModelContext {
 }
 
 extension SQLiteValue {
+    /// The value as text (numbers written out); nil for NULL or a blob.
     public var stringValue: String? {
         switch self {
         case .text(let v): return v
@@ -31,6 +32,7 @@ extension SQLiteValue {
         default: return nil
         }
     }
+    /// The value as an integer (a real truncated, text parsed); nil otherwise.
     public var int64Value: Int64? {
         switch self {
         case .integer(let v): return v
@@ -39,6 +41,7 @@ extension SQLiteValue {
         default: return nil
         }
     }
+    /// The value as a double (an integer widened, text parsed); nil otherwise.
     public var doubleValue: Double? {
         switch self {
         case .integer(let v): return Double(v)

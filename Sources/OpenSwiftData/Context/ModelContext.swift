@@ -15,6 +15,7 @@ import Foundation
 /// A crash or SIGKILL loses what was not saved; call `save()` where a change must be durable.
 /// Autosave errors go to `autosaveErrorHandler` (by default, printed on standard error).
 public final class ModelContext {
+    /// The container whose store this context reads and writes.
     public let container: ModelContainer
     /// The context's SQLite connection, opened on first use: creating a context cannot fail, as
     /// in SwiftData (`let context = ModelContext(container)`); the first fetch or save that cannot
@@ -120,8 +121,11 @@ public final class ModelContext {
 
     /// Whether there are unsaved inserts, changes or deletes.
     public var hasChanges: Bool { !insertedList.isEmpty || !changedList.isEmpty || !deletedList.isEmpty }
+    /// Models inserted since the last save.
     public var insertedModelsArray: [any PersistentModel] { insertedList }
+    /// Saved models changed since the last save.
     public var changedModelsArray: [any PersistentModel] { changedList }
+    /// Models deleted since the last save (still in the store until it).
     public var deletedModelsArray: [any PersistentModel] { deletedList }
 
     /// Every SQL statement this context runs is passed to `handler` (nil to stop).
