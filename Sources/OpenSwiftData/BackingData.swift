@@ -146,6 +146,7 @@ public final class _BackingData {
         values.grow(to: index + 1)
     }
 
+    /// Used by the init accessors `@Model` generates: a property's initial value (a fetched model keeps its row's).
     public func _initValue<T>(_ value: T, at index: Int) {
         // `init(backingData:)` runs the properties' default values too; a fetched model keeps its row's.
         if state == .persisted { return }
@@ -162,6 +163,7 @@ public final class _BackingData {
         return value as! T
     }
 
+    /// Used by the getters `@Model` generates: the value, loading it first if it is lazily loaded.
     public func _getValue<T>(at index: Int) -> T {
         if unloaded.contains(index) { loadDetachedOrFromContext(index) }
         guard index < values.count, let value = values[index] else {
@@ -201,6 +203,7 @@ public final class _BackingData {
         }
     }
 
+    /// Used by the setters `@Model` generates: stores the value, records the change and keeps inverses.
     public func _setValue<T, Model: PersistentModel>(_ value: T, at index: Int, of model: Model) {
         let old = _setRaw(value, at: index)
         if entity == nil {

@@ -12,20 +12,24 @@ public protocol SerialModelExecutor: ModelExecutor, SerialExecutor {}
 /// Runs a model actor's jobs one at a time on a serial dispatch queue of its own, so its
 /// context is only ever used from one thread at a time.
 public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked Sendable {
+    /// The context the actor's code uses.
     public let modelContext: ModelContext
     private let queue: DispatchQueue
 
+    /// An executor that runs jobs one at a time on a serial queue of its own, for `modelContext`.
     public init(modelContext: ModelContext) {
         self.modelContext = modelContext
         queue = DispatchQueue(label: "OpenSwiftData.ModelActor")
     }
 
+    /// Runs `job` on the executor's queue.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedSerialExecutor()
         queue.async { job.runSynchronously(on: executor) }
     }
 
+    /// This executor, for the actor's `unownedExecutor`.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
 }
 

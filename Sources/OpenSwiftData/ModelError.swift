@@ -33,6 +33,7 @@ public enum ModelError: Error, Equatable, LocalizedError {
     /// complete (garbage collection) may run.
     case storeDamaged(path: String, details: String)
 
+    /// What went wrong, naming the model, property or store, and what to do.
     public var errorDescription: String? {
         switch self {
         case .unknownModel(let name):

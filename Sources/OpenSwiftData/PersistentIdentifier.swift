@@ -8,17 +8,21 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Cus
     /// The row's primary key, or a negative temporary number before the first save.
     public let primaryKey: Int64
 
+    /// Given to an inserted model before its first save (the key is negative until then).
     public var isTemporary: Bool { primaryKey < 0 }
 
+    /// The identifier of the row `primaryKey` of the model named `entityName` (`context.model(for:)` finds it).
     public init(entityName: String, primaryKey: Int64) {
         self.entityName = entityName
         self.primaryKey = primaryKey
     }
 
+    /// By entity name, then key.
     public static func < (lhs: Self, rhs: Self) -> Bool {
         (lhs.entityName, lhs.primaryKey) < (rhs.entityName, rhs.primaryKey)
     }
 
+    /// `Entity/key`.
     public var description: String {
         isTemporary ? "\(entityName)/t\(-primaryKey)" : "\(entityName)/p\(primaryKey)"
     }

@@ -18,8 +18,11 @@ public protocol PersistentModel: AnyObject, Hashable, Identifiable {
 }
 
 extension PersistentModel {
+    /// Used by the code `@Model` generates: whether the class's own deinit leaves the identity map.
     public static var _unregistersOnDeinit: Bool { false }
+    /// Used by the code `#Unique` generates: the key paths of each compound unique constraint.
     public static var _uniquenessConstraints: [[AnyKeyPath]] { [] }
+    /// Used by the code `#Index` generates: the key paths of each index.
     public static var _indexes: [[AnyKeyPath]] { [] }
 
     /// `\Self.persistentModelID`, which a predicate translates to the row's key.
@@ -43,7 +46,9 @@ extension PersistentModel {
         }
     }
 
+    /// The same object (models are identities, as in SwiftData).
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
+    /// Hashes the object's identity, as `==` compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
@@ -54,5 +59,6 @@ extension PersistentModel where ID == PersistentIdentifier {
 
 /// The type of the placeholder peer that `@Model` gives each persisted property.
 public struct _PersistedNoValue: Sendable {
+    /// The marker value.
     @inlinable public init() {}
 }

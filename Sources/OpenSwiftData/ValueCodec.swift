@@ -11,6 +11,7 @@ public protocol SQLiteValueConvertible {
 }
 
 extension SQLiteValueConvertible {
+    /// No collation: SQLite's default.
     public static var sqliteCollation: String? { nil }
 }
 

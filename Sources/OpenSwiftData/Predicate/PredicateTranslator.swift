@@ -9,6 +9,7 @@ public enum PredicateTranslationError: Error, Equatable, LocalizedError {
     /// A key path that does not name a persisted property of the model.
     case unknownKeyPath(model: String, keyPath: String)
 
+    /// What could not be translated, naming it.
     public var errorDescription: String? {
         switch self {
         case .unsupportedExpression(let e):

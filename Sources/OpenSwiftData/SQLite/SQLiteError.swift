@@ -34,6 +34,7 @@ public struct SQLiteError: Error, CustomStringConvertible {
     /// SQLITE_IOERR_SHMSIZE: the -shm file could not grow (the disk is full).
     public static let ioErrorShmSize = SQLITE_IOERR | (19 << 8)
 
+    /// `SQLite error CODE: message (in SQL)`.
     public var description: String {
         let base = "SQLite error \(code): \(message)"
         return sql.map { "\(base) (in \($0))" } ?? base

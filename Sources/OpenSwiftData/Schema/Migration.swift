@@ -4,13 +4,17 @@ import Foundation
 extension Schema {
     /// A schema version, as `VersionedSchema.versionIdentifier` gives it.
     public struct Version: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+        /// The three numbers.
         public let major: Int, minor: Int, patch: Int
+        /// `Schema.Version(1, 2, 0)`.
         public init(_ major: Int, _ minor: Int, _ patch: Int) {
             self.major = major
             self.minor = minor
             self.patch = patch
         }
+        /// Compared number by number.
         public static func < (a: Self, b: Self) -> Bool { (a.major, a.minor, a.patch) < (b.major, b.minor, b.patch) }
+        /// `1.2.0`.
         public var description: String { "\(major).\(minor).\(patch)" }
         init?(_ text: String) {
             let parts = text.split(separator: ".").compactMap { Int($0) }

@@ -3,8 +3,11 @@ import Foundation
 extension Schema {
     /// One model type: its table and its columns.
     public final class Entity: @unchecked Sendable {
+        /// The model type's name, which is its table's.
         public let name: String
+        /// The model class.
         public let type: any PersistentModel.Type
+        /// Its persisted properties, in declaration order.
         public let properties: [Property]
         let byKeyPath: [AnyKeyPath: Int]
         let byName: [String: Int]
@@ -120,7 +123,9 @@ extension Schema {
             }
         }
 
+        /// The property a key path of the model names, if it is persisted.
         public func property(for keyPath: AnyKeyPath) -> Property? { byKeyPath[keyPath].map { properties[$0] } }
+        /// The property with this name, if it is persisted.
         public func property(named name: String) -> Property? { byName[name].map { properties[$0] } }
 
 
@@ -142,6 +147,7 @@ extension Schema {
 
     /// One persisted property of an entity.
     public struct Property: @unchecked Sendable {
+        /// An attribute (a column), a relationship to one or many models, or a type this package cannot store.
         public enum Kind {
             case attribute
             case toOne(any PersistentModel.Type)
@@ -149,11 +155,17 @@ extension Schema {
             case unsupported(String)
         }
 
+        /// Its name, which is its column's.
         public let name: String
+        /// Its position among the entity's properties.
         public let index: Int
+        /// The key path that names it.
         public let keyPath: AnyKeyPath
+        /// What it is.
         public let kind: Kind
+        /// Its `@Attribute`, if declared.
         public let attribute: Attribute?
+        /// Its `@Relationship`, if declared.
         public let relationship: Relationship?
         let metadata: PropertyMetadata
 
@@ -194,8 +206,11 @@ extension Schema {
         }
         /// Computed once: these are read for every column of every row written.
         public let isUnique: Bool
+        /// Stored as a blob beside the store.
         public let isExternalStorage: Bool
+        /// Its type is optional (its column may be NULL).
         public let isOptional: Bool
+        /// A to-one or to-many relationship.
         public var isRelationship: Bool {
             switch kind {
             case .toOne, .toMany: return true

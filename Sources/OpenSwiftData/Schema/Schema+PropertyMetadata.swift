@@ -1,17 +1,23 @@
 extension Schema {
     /// One persisted property as `@Model` describes it: generated code, not written by hand.
     public struct PropertyMetadata: @unchecked Sendable {
+        /// The property's name.
         public let name: String
+        /// Its key path.
         public let keyPath: AnyKeyPath
         let valueType: Any.Type
         let makeCodec: () -> ValueCodec?
+        /// Its declared initial value, made anew for each model (nil without one).
         public let defaultValue: (() -> Any)?
+        /// Its `@Attribute`, if declared.
         public let attribute: Attribute?
+        /// Its `@Relationship`, if declared.
         public let relationship: Relationship?
         /// Set for a `let` property: stores a value into the model's own field at a byte offset.
         let assignConstant: ((AnyObject, Int, Any) -> Void)?
         var isConstant: Bool { assignConstant != nil }
 
+        /// A stored `var` of `Model` (what `@Model` generates for each).
         public init<Model, Value>(
             name: String,
             keyPath: ReferenceWritableKeyPath<Model, Value>,

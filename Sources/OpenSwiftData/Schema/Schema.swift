@@ -6,16 +6,19 @@ import Foundation
 /// let schema = Schema([Student.self, Quiz.self, Grade.self])
 /// ```
 public final class Schema: @unchecked Sendable {
+    /// One entity per model type, those reached through relationships included.
     public let entities: [Entity]
     /// The version, when the schema comes from a `VersionedSchema`.
     public internal(set) var version: Version?
     private let byType: [ObjectIdentifier: Entity]
     private let byName: [String: Entity]
 
+    /// The schema of these model types and every type their relationships reach.
     public convenience init(_ types: any PersistentModel.Type...) {
         self.init(types)
     }
 
+    /// The schema of these model types and every type their relationships reach.
     public init(_ types: [any PersistentModel.Type]) {
         var seen = Set<ObjectIdentifier>()
         var ordered: [any PersistentModel.Type] = []
@@ -36,6 +39,7 @@ public final class Schema: @unchecked Sendable {
 
     /// The entity of a model type, if the schema holds it.
     public func entity(for type: any PersistentModel.Type) -> Entity? { byType[ObjectIdentifier(type)] }
+    /// The entity with this name.
     public func entity(named name: String) -> Entity? { byName[name] }
 
     func requireEntity(for type: any PersistentModel.Type) throws -> Entity {

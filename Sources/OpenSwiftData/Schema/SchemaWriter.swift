@@ -279,6 +279,7 @@ public enum MigrationError: Error, Equatable, LocalizedError {
     /// A SchemaMigrationPlan has no stage from the store's version.
     case noStage(from: String)
 
+    /// Why the store cannot take the schema, naming the table or column.
     public var errorDescription: String? {
         switch self {
         case .incompatibleChange(let model, let property, let change, let fix):

@@ -7,17 +7,23 @@ import Foundation
 
 #if !canImport(Darwin)
 extension PredicateExpressions {
+    /// `text.localizedStandardContains(search)` in a predicate: case, diacritics and width ignored.
     public struct LocalizedStandardContains<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
+        /// Whether `root` contains `other`.
         public typealias Output = Bool
+        /// The text searched.
         public let root: Root
+        /// The text searched for.
         public let other: Other
 
+        /// The expression for `root.localizedStandardContains(other)`.
         public init(root: Root, other: Other) {
             self.root = root
             self.other = other
         }
 
+        /// Folds both sides and compares, as the SQL does.
         public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
             let text = SQLFunctions.fold(String(try root.evaluate(bindings)))
             let search = SQLFunctions.fold(String(try other.evaluate(bindings)))
@@ -25,6 +31,7 @@ extension PredicateExpressions {
         }
     }
 
+    /// What `#Predicate` calls for `localizedStandardContains` (Foundation on Linux has none).
     public static func build_localizedStandardContains<Root, Other>(_ root: Root, _ other: Other) -> LocalizedStandardContains<Root, Other> {
         LocalizedStandardContains(root: root, other: other)
     }
@@ -33,12 +40,14 @@ extension PredicateExpressions {
 extension PredicateExpressions.LocalizedStandardContains: Sendable where Root: Sendable, Other: Sendable {}
 
 extension PredicateExpressions.LocalizedStandardContains: Codable where Root: Codable, Other: Codable {
+    /// Encodes both sides, as Foundation's expressions do.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
         try container.encode(root)
         try container.encode(other)
     }
 
+    /// Decodes both sides.
     public init(from decoder: any Decoder) throws {
         var container = try decoder.unkeyedContainer()
         root = try container.decode(Root.self)
