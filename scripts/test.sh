@@ -7,6 +7,8 @@ scripts/setup.sh --tests
 # Docs that stay true: every public declaration has a /// comment, no link goes to a missing file.
 python3 scripts/check-docs.py
 swift build --build-tests
+# The DocC reference of each library, warnings as errors (.build/docs/<Module>.doccarchive).
+scripts/build-docs.sh
 scripts/fuzz-imaging.sh check
 # The S3 tests run against a real one-node Ceph cluster (scripts/s3-test-cluster.sh), started here
 # and stopped after; where it cannot start, the rest still runs and this says so.

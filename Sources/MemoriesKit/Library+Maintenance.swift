@@ -81,6 +81,7 @@ extension Library {
     ///     network is the wait).
     ///   - quick: SQLite's `quick_check` instead of `integrity_check`, and every referenced file
     ///     present, by listing; nothing is read or re-hashed.
+    ///   - progress: told after each file re-hashed: files done, files in all, bytes so far.
     public func verify(jobs: Int? = nil, quick: Bool = false,
                        progress: ((_ done: Int, _ total: Int, _ bytes: Int64) -> Void)? = nil) throws -> VerifyReport {
         let integrity: String
