@@ -18,154 +18,365 @@ func expand(_ source: String) -> (text: String, diagnostics: [Diagnostic]) {
     return (expanded.description, context.diagnostics)
 }
 
+/// The whole expansion of `source` (each line's trailing spaces removed) and its diagnostics, each
+/// as "line:column: severity: message", followed by its fix-its as "fix-it: message: replace `old`
+/// with `new`" for every change.
+func expansion(_ source: String) -> (text: String, diagnostics: [String]) {
+    let file = Parser.parse(source: source)
+    let (text, diagnostics) = expand(source)
+    let converter = SourceLocationConverter(fileName: "test.swift", tree: file)
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+        String(line.reversed().drop(while: { $0 == " " }).reversed())
+    }
+    let rendered = diagnostics.flatMap { diagnostic -> [String] in
+        let location = diagnostic.location(converter: converter)
+        let head = "\(location.line):\(location.column): \(diagnostic.diagMessage.severity): \(diagnostic.message)"
+        let fixIts = diagnostic.fixIts.map { fixIt in
+            "fix-it: \(fixIt.message.message): " + fixIt.changes.map { change -> String in
+                switch change {
+                case .replace(let old, let new): return "replace `\(old.trimmedDescription)` with `\(new.trimmedDescription)`"
+                default: return "\(change)"
+                }
+            }.joined(separator: "; ")
+        }
+        return [head] + fixIts
+    }
+    return (lines.joined(separator: "\n"), rendered)
+}
+
+/// Each test compares the whole expansion (or, for code the macros refuse, every diagnostic with its
+/// position and fix-its), so that anything the macros add, drop or move is seen.
 @Suite struct ModelMacroTests {
+    /// The backing data, the schema metadata of every stored property but the transient and the computed one, the accessor attributes, `init(backingData:)`, the deinit that leaves the registry, and the conformance.
     @Test func expansionAddsBackingDataMetadataAndConformance() {
-        let (text, diagnostics) = expand("""
-        @Model final class Expense {
+        let result = expansion(#"""
+            @Model final class Expense {
+                var title: String
+                var note: String = ""
+                @Attribute(.unique) var code: Int
+                @Transient var cache: Int = 0
+                var total: Int { 3 }
+                init(title: String) { self.title = title; self.code = 1 }
+            }
+            """#)
+        #expect(result.text == #"""
+        final class Expense {
+            @OpenSwiftData._PersistedProperty(index: 0)
             var title: String
+            @OpenSwiftData._PersistedProperty(index: 1)
             var note: String = ""
-            @Attribute(.unique) var code: Int
-            @Transient var cache: Int = 0
+            @OpenSwiftData._PersistedProperty(index: 2) var code: Int
+            var cache: Int = 0
             var total: Int { 3 }
             init(title: String) { self.title = title; self.code = 1 }
+
+            static var _unregistersOnDeinit: Bool {
+                true
+            }
+
+            deinit {
+                _$backingData._modelWillDeinit()
+            }
+
+            nonisolated(unsafe) var _$backingData = OpenSwiftData._BackingData._make(for: Expense.self, count: 3)
+
+            var persistentBackingData: OpenSwiftData._BackingData {
+                _$backingData
+            }
+
+            static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                [
+                    OpenSwiftData.Schema.PropertyMetadata(name: "title", keyPath: \Expense.title),
+                    OpenSwiftData.Schema.PropertyMetadata(name: "note", keyPath: \Expense.note, defaultValue: {
+                            ""
+                        }),
+                    OpenSwiftData.Schema.PropertyMetadata(name: "code", keyPath: \Expense.code, attribute: OpenSwiftData.Schema.Attribute(.unique))
+                ]
+            }
+
+            required init(backingData: OpenSwiftData._BackingData) {
+                self._$backingData = backingData
+                self._title = OpenSwiftData._PersistedNoValue()
+                self._note = OpenSwiftData._PersistedNoValue()
+                self._code = OpenSwiftData._PersistedNoValue()
+            }
         }
-        """)
-        #expect(diagnostics.isEmpty)
-        #expect(text.contains("var _$backingData = OpenSwiftData._BackingData._make(for: Expense.self, count: 3)"))
-        #expect(text.contains("static var _unregistersOnDeinit: Bool {\n        true"))
-        #expect(text.contains("deinit {\n        _$backingData._modelWillDeinit()"))
-        #expect(text.contains(#"OpenSwiftData.Schema.PropertyMetadata(name: "title", keyPath: \Expense.title)"#))
-        #expect(text.contains(#"OpenSwiftData.Schema.PropertyMetadata(name: "note", keyPath: \Expense.note, defaultValue: {"#))
-        #expect(text.contains(#"attribute: OpenSwiftData.Schema.Attribute(.unique)"#))
-        #expect(!text.contains(#"name: "cache""#))
-        #expect(!text.contains(#"name: "total""#))
-        #expect(text.contains("extension Expense: OpenSwiftData.PersistentModel"))
-        #expect(text.contains("required init(backingData: OpenSwiftData._BackingData)"))
-        #expect(text.contains("self._code = OpenSwiftData._PersistedNoValue()"))
+
+        extension Expense: OpenSwiftData.PersistentModel {
+        }
+        """#)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
     }
 
+    /// A class with a deinit of its own keeps it: no generated deinit, and the registry watches it weakly.
     @Test func aClassWithItsOwnDeinitKeepsItAndIsRegisteredWeakly() {
-        let (text, diagnostics) = expand("""
-        @Model final class Cache {
+        let result = expansion(#"""
+            @Model final class Cache {
+                var key: String = ""
+                deinit { print("bye") }
+            }
+            """#)
+        #expect(result.text == #"""
+        final class Cache {
+            @OpenSwiftData._PersistedProperty(index: 0)
             var key: String = ""
             deinit { print("bye") }
+
+            nonisolated(unsafe) var _$backingData = OpenSwiftData._BackingData._make(for: Cache.self, count: 1)
+
+            var persistentBackingData: OpenSwiftData._BackingData {
+                _$backingData
+            }
+
+            static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                [
+                    OpenSwiftData.Schema.PropertyMetadata(name: "key", keyPath: \Cache.key, defaultValue: {
+                            ""
+                        })
+                ]
+            }
+
+            required init(backingData: OpenSwiftData._BackingData) {
+                self._$backingData = backingData
+                self._key = OpenSwiftData._PersistedNoValue()
+            }
         }
-        """)
-        #expect(diagnostics.isEmpty)
-        #expect(text.contains(#"deinit { print("bye") }"#))
-        #expect(!text.contains("_modelWillDeinit"))
-        #expect(!text.contains("_unregistersOnDeinit"))
+
+        extension Cache: OpenSwiftData.PersistentModel {
+        }
+        """#)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
     }
 
+    /// A persisted property gets init/get/set accessors over the backing data and a peer that marks its storage.
     @Test func persistedPropertyGetsInitAccessorAndPeer() {
-        let (text, diagnostics) = expand("""
+        let result = expansion(#"""
+            final class A {
+                @_PersistedProperty(index: 2) var title: String
+            }
+            """#)
+        #expect(result.text == #"""
         final class A {
-            @_PersistedProperty(index: 2) var title: String
+            var title: String {
+                @storageRestrictions(accesses: _$backingData, initializes: _title)
+                init(initialValue) {
+                    _$backingData._initValue(initialValue, at: 2)
+                    _title = OpenSwiftData._PersistedNoValue()
+                }
+                get {
+                    _$backingData._getValue(at: 2)
+                }
+                set {
+                    _$backingData._setValue(newValue, at: 2, of: self)
+                }
+            }
+
+            @OpenSwiftData.Transient nonisolated(unsafe) private var _title: OpenSwiftData._PersistedNoValue
         }
-        """)
-        #expect(diagnostics.isEmpty)
-        #expect(text.contains("@storageRestrictions(accesses: _$backingData, initializes: _title)"))
-        #expect(text.contains("_$backingData._initValue(initialValue, at: 2)"))
-        #expect(text.contains("get {\n            _$backingData._getValue(at: 2)") || text.contains("_$backingData._getValue(at: 2)"))
-        #expect(text.contains("private var _title: OpenSwiftData._PersistedNoValue"))
+        """#)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
     }
 
-    @Test func modelOnAStructIsAnErrorWithFixIt() throws {
-        let (_, diagnostics) = expand("@Model struct Point { var x: Int }")
-        let diagnostic = try #require(diagnostics.first)
-        #expect(diagnostic.message == "@Model can only be applied to a class, not to a struct")
-        #expect(diagnostic.fixIts.first?.message.message == "Declare it as a 'final class'")
+    /// @Model on a struct: an error at the declaration, with a fix-it that makes it a final class.
+    @Test func modelOnAStructIsAnErrorWithFixIt() {
+        let result = expansion(#"""
+            @Model struct Point { var x: Int }
+            """#)
+        #expect(result.text == #"""
+        struct Point { var x: Int
+        }
+        """#)
+        #expect(result.diagnostics == [
+            #"1:1: error: @Model can only be applied to a class, not to a struct"#,
+            #"fix-it: Declare it as a 'final class': replace `struct` with `final class`"#,
+        ], "\(result.diagnostics)")
     }
 
+    /// `let` properties get metadata but no accessors; the one without an initial value is set from the row in `init(backingData:)`.
     @Test func letPropertiesArePersistedWithoutAccessors() {
-        let (text, diagnostics) = expand("""
-        @Model final class Note {
+        let result = expansion(#"""
+            @Model final class Note {
+                let id = UUID()
+                let created: Date
+                var text: String
+                init(created: Date, text: String) { self.created = created; self.text = text }
+            }
+            """#)
+        #expect(result.text == #"""
+        final class Note {
             let id = UUID()
             let created: Date
+            @OpenSwiftData._PersistedProperty(index: 2)
             var text: String
             init(created: Date, text: String) { self.created = created; self.text = text }
+
+            static var _unregistersOnDeinit: Bool {
+                true
+            }
+
+            deinit {
+                _$backingData._modelWillDeinit()
+            }
+
+            nonisolated(unsafe) var _$backingData = OpenSwiftData._BackingData._make(for: Note.self, count: 3)
+
+            var persistentBackingData: OpenSwiftData._BackingData {
+                _$backingData
+            }
+
+            static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                [
+                    OpenSwiftData.Schema.PropertyMetadata(name: "id", constant: \Note.id, defaultValue: {
+                            UUID()
+                        }),
+                    OpenSwiftData.Schema.PropertyMetadata(name: "created", constant: \Note.created),
+                    OpenSwiftData.Schema.PropertyMetadata(name: "text", keyPath: \Note.text)
+                ]
+            }
+
+            required init(backingData: OpenSwiftData._BackingData) {
+                self._$backingData = backingData
+                self.created = backingData._constantValue(at: 1)
+                self._text = OpenSwiftData._PersistedNoValue()
+            }
         }
-        """)
-        #expect(diagnostics.isEmpty)
-        #expect(text.contains(#"OpenSwiftData.Schema.PropertyMetadata(name: "id", constant: \Note.id, defaultValue: {"#))
-        #expect(text.contains(#"OpenSwiftData.Schema.PropertyMetadata(name: "created", constant: \Note.created)"#))
-        // No accessor is attached to a `let`; the one without an initial value is set from the row.
-        #expect(!text.contains("_PersistedProperty(index: 0)") && !text.contains("_PersistedProperty(index: 1)"))
-        #expect(text.contains("@OpenSwiftData._PersistedProperty(index: 2)"))
-        #expect(text.contains("self.created = backingData._constantValue(at: 1)"))
-        #expect(!text.contains("self.id ="))
+
+        extension Note: OpenSwiftData.PersistentModel {
+        }
+        """#)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
     }
 
-    @Test func aLetWithALiteralInitialValueIsAnErrorWithFixIt() throws {
-        let (_, diagnostics) = expand("""
-        @Model final class A {
-            let version = 1
-            let name = "x"
-            let scale = -1.5
-            let tags = ["a"]
-            let id = UUID()
-            let created = Date.now
-            init() {}
-        }
-        """)
-        #expect(diagnostics.count == 4)
-        #expect(diagnostics.allSatisfy { $0.message.contains("is a 'let' with a literal initial value") })
-        #expect(diagnostics.allSatisfy { $0.fixIts.first?.message.message == "Replace 'let' with 'var'" })
+    /// A `let` whose initial value is a literal is an error (the optimizer may fold its reads), with a fix-it to `var`; `UUID()` and `Date.now` are not literals.
+    @Test func aLetWithALiteralInitialValueIsAnErrorWithFixIt() {
+        let result = expansion(#"""
+            @Model final class A {
+                let version = 1
+                let name = "x"
+                let scale = -1.5
+                let tags = ["a"]
+                let id = UUID()
+                let created = Date.now
+                init() {}
+            }
+            """#)
+        #expect(result.diagnostics == [
+            #"2:19: error: @Model property 'version' is a 'let' with a literal initial value, which the compiler may read in its place, so a stored value would not be seen; declare it with 'var', or give it its value in init"#,
+            #"fix-it: Replace 'let' with 'var': replace `let` with `var`"#,
+            #"3:16: error: @Model property 'name' is a 'let' with a literal initial value, which the compiler may read in its place, so a stored value would not be seen; declare it with 'var', or give it its value in init"#,
+            #"fix-it: Replace 'let' with 'var': replace `let` with `var`"#,
+            #"4:17: error: @Model property 'scale' is a 'let' with a literal initial value, which the compiler may read in its place, so a stored value would not be seen; declare it with 'var', or give it its value in init"#,
+            #"fix-it: Replace 'let' with 'var': replace `let` with `var`"#,
+            #"5:16: error: @Model property 'tags' is a 'let' with a literal initial value, which the compiler may read in its place, so a stored value would not be seen; declare it with 'var', or give it its value in init"#,
+            #"fix-it: Replace 'let' with 'var': replace `let` with `var`"#,
+        ], "\(result.diagnostics)")
     }
 
-    @Test func letRelationshipsAndExternalStorageAreErrorsWithFixIt() throws {
-        let (_, diagnostics) = expand("""
-        @Model final class A {
-            @Relationship(deleteRule: .cascade) let items: [Item]
-            @Attribute(.externalStorage) let photo: Data
-        }
-        """)
-        #expect(diagnostics.map(\.message) == [
-            "@Model relationship 'items' must be declared with 'var': its inverse is kept up to date by assigning it",
-            "@Model property 'photo' with external storage must be declared with 'var': its value is loaded on first read",
-        ])
-        #expect(diagnostics.allSatisfy { $0.fixIts.first?.message.message == "Replace 'let' with 'var'" })
+    /// A `let` relationship or external-storage property is an error, with a fix-it to `var`.
+    @Test func letRelationshipsAndExternalStorageAreErrorsWithFixIt() {
+        let result = expansion(#"""
+            @Model final class A {
+                @Relationship(deleteRule: .cascade) let items: [Item]
+                @Attribute(.externalStorage) let photo: Data
+            }
+            """#)
+        #expect(result.diagnostics == [
+            #"2:5: error: @Model relationship 'items' must be declared with 'var': its inverse is kept up to date by assigning it"#,
+            #"fix-it: Replace 'let' with 'var': replace `let` with `var`"#,
+            #"3:5: error: @Model property 'photo' with external storage must be declared with 'var': its value is loaded on first read"#,
+            #"fix-it: Replace 'let' with 'var': replace `let` with `var`"#,
+        ], "\(result.diagnostics)")
     }
 
+    /// Types that cannot be stored are errors naming the property and why.
     @Test func unsupportedTypesAreErrors() {
-        let (_, diagnostics) = expand("""
-        @Model final class A {
-            var callback: () -> Void
-            var pair: (Int, Int)
-            var anything: Any
-            var shape: any Equatable
+        let result = expansion(#"""
+            @Model final class A {
+                var callback: () -> Void
+                var pair: (Int, Int)
+                var anything: Any
+                var shape: any Equatable
+            }
+            """#)
+        #expect(result.diagnostics == [
+            #"2:19: error: @Model property 'callback' has type '() -> Void', which cannot be persisted: functions cannot be stored; mark it @Transient to keep it in memory only"#,
+            #"3:15: error: @Model property 'pair' has type '(Int, Int)', which cannot be persisted: tuples cannot be stored; use a Codable struct; mark it @Transient to keep it in memory only"#,
+            #"4:19: error: @Model property 'anything' has type 'Any', which cannot be persisted: 'Any' has no stored representation; mark it @Transient to keep it in memory only"#,
+            #"5:16: error: @Model property 'shape' has type 'any Equatable', which cannot be persisted: existential and opaque types cannot be stored; use a concrete Codable type; mark it @Transient to keep it in memory only"#,
+        ], "\(result.diagnostics)")
+    }
+
+    /// As in SwiftData: a property without a declared type takes it from its key path in the metadata.
+    @Test func aTypeInferredFromTheInitialValueIsAccepted() {
+        let result = expansion(#"""
+            @Model final class A { var count = 3
+             var stops = [String]() }
+            """#)
+        #expect(result.text == #"""
+        final class A {
+        @OpenSwiftData._PersistedProperty(index: 0)var count = 3
+         @OpenSwiftData._PersistedProperty(index: 1)
+         var stops = [String]()
+
+            static var _unregistersOnDeinit: Bool {
+                true
+            }
+
+            deinit {
+                _$backingData._modelWillDeinit()
+            }
+
+            nonisolated(unsafe) var _$backingData = OpenSwiftData._BackingData._make(for: A.self, count: 2)
+
+            var persistentBackingData: OpenSwiftData._BackingData {
+                _$backingData
+            }
+
+            static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                [
+                    OpenSwiftData.Schema.PropertyMetadata(name: "count", keyPath: \A.count, defaultValue: {
+                            3
+                        }),
+                    OpenSwiftData.Schema.PropertyMetadata(name: "stops", keyPath: \A.stops, defaultValue: {
+                            [String]()
+                        })
+                ]
+            }
+
+            required init(backingData: OpenSwiftData._BackingData) {
+                self._$backingData = backingData
+                self._count = OpenSwiftData._PersistedNoValue()
+                self._stops = OpenSwiftData._PersistedNoValue()
+            }
         }
-        """)
-        let messages = diagnostics.map(\.message)
-        #expect(messages.count == 4)
-        #expect(messages[0].contains("'callback' has type '() -> Void', which cannot be persisted: functions cannot be stored"))
-        #expect(messages[1].contains("tuples cannot be stored"))
-        #expect(messages[2].contains("'Any' has no stored representation"))
-        #expect(messages[3].contains("existential"))
+
+        extension A: OpenSwiftData.PersistentModel {
+        }
+        """#)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
     }
 
-    @Test func aTypeInferredFromTheInitialValueIsAccepted() throws {
-        // As in SwiftData: the metadata takes the type from the key path `\A.count`.
-        let (expanded, diagnostics) = expand("@Model final class A { var count = 3\n var stops = [String]() }")
-        #expect(diagnostics.isEmpty)
-        #expect(expanded.contains("PropertyMetadata(name: \"count\", keyPath: \\A.count, defaultValue: {"))
-        #expect(expanded.contains("@OpenSwiftData._PersistedProperty(index: 1)\n var stops = [String]()"))
-    }
-
+    /// A @Transient property needs a default value.
     @Test func transientWithoutDefaultIsAnError() {
-        let (_, diagnostics) = expand("@Model final class A { @Transient var cache: Int }")
-        #expect(diagnostics.map(\.message) == ["@Transient property 'cache' needs a default value: models loaded from the store are created without calling your initializer"])
+        let result = expansion(#"""
+            @Model final class A { @Transient var cache: Int }
+            """#)
+        #expect(result.diagnostics == [
+            #"1:24: error: @Transient property 'cache' needs a default value: models loaded from the store are created without calling your initializer"#,
+        ], "\(result.diagnostics)")
     }
 
+    /// `lazy` and observed properties are errors.
     @Test func lazyAndObservedPropertiesAreErrors() {
-        let (_, diagnostics) = expand("""
-        @Model final class A {
-            lazy var a: Int = 1
-            var b: Int = 0 { didSet { } }
-        }
-        """)
-        #expect(diagnostics.count == 2)
-        #expect(diagnostics[0].message.contains("cannot be 'lazy'"))
-        #expect(diagnostics[1].message.contains("willSet/didSet"))
+        let result = expansion(#"""
+            @Model final class A {
+                lazy var a: Int = 1
+                var b: Int = 0 { didSet { } }
+            }
+            """#)
+        #expect(result.diagnostics == [
+            #"2:5: error: @Model property 'a' cannot be 'lazy'; mark it @Transient or remove 'lazy'"#,
+            #"3:20: error: @Model property 'b' cannot have willSet/didSet observers"#,
+        ], "\(result.diagnostics)")
     }
 }
