@@ -57,7 +57,7 @@ extension Library {
         // its own digest; the damaged one is released).
         for digest in damaged.keys.sorted() {
             for owner in try thumbnailOwners(digest.hex) {
-                guard let image = context.model(for: PersistentIdentifier(entityName: "MemoryImage", primaryKey: owner.key)) as? MemoryImage,
+                guard let image = context.model(for: PersistentIdentifier(entityName: String(describing: MemoryImage.self), primaryKey: owner.key)) as? MemoryImage,
                       let original = context.externalDigest(of: image, \.imageData), damaged[original] == nil,
                       let photo = try? blobs.readVerified(original),
                       let thumbnail = try? Imaging.thumbnail(of: photo, maxSide: 256, quality: 80) else { continue }
