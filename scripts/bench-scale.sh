@@ -25,7 +25,7 @@ if [ ! -f "$lib/DONE" ]; then
 fi
 mkdir -p "$scratch/three-hundred"
 # The first 300 files of the corpus (JPEG and PNG, up to 6000x4000), each under a name of its own.
-find "$corpus/photos" -type f | sort | head -300 | while read -r f; do
+find "$corpus/photos" -type f | sort | sed -n '1,300p' | while read -r f; do
   cp "$f" "$scratch/three-hundred/$(echo "$f" | sha256sum | cut -c1-8)-$(basename "$f")"
 done
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

@@ -11,7 +11,7 @@ docc=$(dirname "$(command -v swift)")/docc
 log=$(mktemp)
 swift package dump-symbol-graph --minimum-access-level public >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 rm -f "$log"
-graphs=$(find .build -type d -name symbolgraph | head -1)
+graphs=$(find .build -type d -name symbolgraph -print -quit)
 [ -n "$graphs" ] || { echo "build-docs: no symbol graphs under .build" >&2; exit 1; }
 mkdir -p "$out"
 for module in OpenSwiftData BlobStore Imaging MemoriesKit; do

@@ -113,7 +113,7 @@ fi
 # A small library of its own for parts 4, 5 and 8: 40 photos in two memories.
 small="$work/small-photos"
 mkdir -p "$small"
-find "$photos" -type f \( -iname '*.jpg' -o -iname '*.png' \) | sort | head -40 | while read -r f; do cp "$f" "$small/$(echo "$f" | sha256sum | cut -c1-12)-$(basename "$f")"; done
+find "$photos" -type f \( -iname '*.jpg' -o -iname '*.png' \) | sort | sed -n '1,40p' | while read -r f; do cp "$f" "$small/$(echo "$f" | sha256sum | cut -c1-12)-$(basename "$f")"; done
 fresh() {  # a new library at $1 with the 40 photos
   rm -rf "$1"
   $m --library "$1" import "$small" --title first --jobs 2 >/dev/null 2>&1 || [ $? -eq 2 ] || fail "import into $1"
@@ -182,7 +182,7 @@ fi
 
 if want 6; then
 # 6. Four imports of one folder into one title at once.
-folder="$work/four"; mkdir -p "$folder"; find "$small" -type f | head -24 | xargs -I{} cp {} "$folder/"
+folder="$work/four"; mkdir -p "$folder"; find "$small" -type f | sed -n '1,24p' | xargs -I{} cp {} "$folder/"
 expect=$(find "$folder" -type f -exec sha256sum {} + | cut -c1-64 | sort -u | wc -l)
 for round in $(seq 20); do
   lib6="$work/four-lib"; rm -rf "$lib6"
