@@ -106,7 +106,8 @@ let package = Package(
         // Release builds drop the runtime exclusivity checks in the storage hot paths (a fetch
         // made ~2 checked accesses per row: ~10% of a relationship walk's instructions, perf and
         // callgrind in docs/performance.md); debug builds, which the tests run, keep them.
-        .target(name: "OpenSwiftData", dependencies: ["CSQLite", "BlobStore", "OpenSwiftDataMacros"],
+        .target(name: "CHandoff"),
+        .target(name: "OpenSwiftData", dependencies: ["CSQLite", "CHandoff", "BlobStore", "OpenSwiftDataMacros"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "MemoriesKit", dependencies: ["OpenSwiftData", "BlobStore", "Imaging"]),
         .executableTarget(name: "memories", dependencies: ["MemoriesKit", "BlobStore", "OpenSwiftData"]),

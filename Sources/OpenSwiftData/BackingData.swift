@@ -1,3 +1,4 @@
+import CHandoff
 import BlobStore
 import Foundation
 
@@ -87,33 +88,25 @@ public final class _BackingData {
     /// names its type: another model made meanwhile (say, by a `@Transient` property's default
     /// value) gets a backing data of its own.
     public static func _make(for type: AnyObject.Type, count: Int) -> _BackingData {
-        guard let handedOff = pthread_getspecific(handoffKey),
-              pthread_getspecific(handoffTypeKey) == unsafeBitCast(type, to: UnsafeMutableRawPointer.self)
+        guard let handedOff = chandoff_object_get(),
+              chandoff_type_get() == UnsafeRawPointer(unsafeBitCast(type, to: UnsafeMutableRawPointer.self))
         else { return _BackingData(count: count) }
-        pthread_setspecific(handoffKey, nil)
+        chandoff_set(nil, nil)
         return Unmanaged<_BackingData>.fromOpaque(handedOff).takeRetainedValue()
     }
 
-    /// Builds a model around `backing` through `init(backingData:)`, handing `backing` to `_make`.
+    /// Builds a model around `backing` through `init(backingData:)`, handing `backing` to `_make`
+    /// (through a C thread-local, `CHandoff`).
     static func makeModel<T: PersistentModel>(_ type: T.Type, around backing: _BackingData) -> T {
-        pthread_setspecific(handoffTypeKey, unsafeBitCast(T.self as AnyObject.Type, to: UnsafeMutableRawPointer.self))
-        pthread_setspecific(handoffKey, Unmanaged.passRetained(backing).toOpaque())
+        chandoff_set(Unmanaged.passRetained(backing).toOpaque(),
+                            UnsafeRawPointer(unsafeBitCast(T.self as AnyObject.Type, to: UnsafeMutableRawPointer.self)))
         let model = T(backingData: backing)
-        if let unused = pthread_getspecific(handoffKey) {
+        if let unused = chandoff_object_get() {
             // Not taken (a model type without the generated initial value): take the reference back.
-            pthread_setspecific(handoffKey, nil)
+            chandoff_set(nil, nil)
             Unmanaged<_BackingData>.fromOpaque(unused).release()
         }
         return model
-    }
-
-    private static let handoffKey = makeThreadKey()
-    private static let handoffTypeKey = makeThreadKey()
-
-    private static func makeThreadKey() -> pthread_key_t {
-        var key = pthread_key_t()
-        precondition(pthread_key_create(&key, nil) == 0, "OpenSwiftData: pthread_key_create failed")
-        return key
     }
 
     deinit { leaveRegistry() }
@@ -160,7 +153,7 @@ public final class _BackingData {
         guard index < values.count, let value = values[index] else {
             fatalError("OpenSwiftData: constant \(index) of a model was built without a value")
         }
-        return value as! T
+        return exactCast(value, to: T.self)
     }
 
     /// Used by the getters `@Model` generates: the value, loading it first if it is lazily loaded.
@@ -169,7 +162,7 @@ public final class _BackingData {
         guard index < values.count, let value = values[index] else {
             fatalError("OpenSwiftData: property \(index) of \(owner.map { String(describing: type(of: $0)) } ?? "a model") read before it was set")
         }
-        return value as! T
+        return exactCast(value, to: T.self)
     }
 
     /// Loads a lazily loaded value: through the context, or, when the context is gone, from the
@@ -237,6 +230,15 @@ public final class _BackingData {
     func identifier<M: PersistentModel>(for type: M.Type) -> PersistentIdentifier {
         PersistentIdentifier(entityName: String(describing: type), primaryKey: primaryKey)
     }
+}
+
+/// `value as! T`, without the runtime's general cast when the value's dynamic type is exactly `T`
+/// (the usual case: a slot holds what the property's setter or its column's reader put there).
+@inline(__always)
+func exactCast<T>(_ value: Any, to type: T.Type) -> T {
+    // Returning `T` (not `T?`, whose metadata the runtime would look up on every call).
+    func exact<U>(_ opened: U) -> T { U.self == T.self ? unsafeBitCast(opened, to: T.self) : opened as! T }
+    return _openExistential(value, do: exact)
 }
 
 /// A small set of property indexes (models rarely have more than 64 properties; more spill into a `Set`).

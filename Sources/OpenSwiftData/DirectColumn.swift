@@ -38,15 +38,35 @@ enum DirectColumn {
         return true
     }
 
-    /// Binds `value` at `index`; false (nothing bound) when it is not of this type.
-    func bind(_ value: Any?, to statement: Statement, at index: Int32) throws -> Bool {
+    /// Binds `value` at `index` and returns what `next` returns, run while the value is bound; nil
+    /// (nothing bound, `next` not run) when `value` is not of this type. Text is bound in place,
+    /// without a copy, so it is valid only while `next` runs: the statement must be stepped there.
+    func bind<R>(_ value: Any?, to statement: Statement, at index: Int32, then next: () throws -> R) throws -> R? {
+        guard let value else { return nil }
+        // Opened explicitly: an unconstrained generic parameter is not opened implicitly from `Any`.
+        func opened<T>(_ value: T) throws -> R? { try bindExact(value, statement, index, next) }
+        return try _openExistential(value, do: opened)
+    }
+
+    /// `bind` with the value's dynamic type opened: a type compare instead of a runtime cast.
+    private func bindExact<T, R>(_ value: T, _ statement: Statement, _ index: Int32, _ next: () throws -> R) throws -> R? {
         switch self {
-        case .string: guard let v = value as? String else { return false }; try statement.bind(text: v, at: index)
-        case .date: guard let v = value as? Date else { return false }; try statement.bind(double: v.timeIntervalSinceReferenceDate, at: index)
-        case .double: guard let v = value as? Double else { return false }; try statement.bind(double: v, at: index)
-        case .int: guard let v = value as? Int else { return false }; try statement.bind(int64: Int64(v), at: index)
-        case .bool: guard let v = value as? Bool else { return false }; try statement.bind(int64: v ? 1 : 0, at: index)
+        case .string:
+            guard T.self == String.self else { return nil }
+            return try statement.withText(unsafeBitCast(value, to: String.self), at: index, next)
+        case .date:
+            guard T.self == Date.self else { return nil }
+            try statement.bind(double: unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate, at: index)
+        case .double:
+            guard T.self == Double.self else { return nil }
+            try statement.bind(double: unsafeBitCast(value, to: Double.self), at: index)
+        case .int:
+            guard T.self == Int.self else { return nil }
+            try statement.bind(int64: Int64(unsafeBitCast(value, to: Int.self)), at: index)
+        case .bool:
+            guard T.self == Bool.self else { return nil }
+            try statement.bind(int64: unsafeBitCast(value, to: Bool.self) ? 1 : 0, at: index)
         }
-        return true
+        return try next()
     }
 }

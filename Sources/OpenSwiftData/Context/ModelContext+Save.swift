@@ -101,16 +101,18 @@ extension ModelContext {
                 let key: Int64
                 do {
                     // The common case: a plain INSERT, its key from sqlite3_last_insert_rowid.
-                    try bindColumns(of: backing, entity: entity, to: statement!) { pendingLinks.append((backing, $0, $1)) }
-                    try statement!.runBound()
+                    try withColumnsBound(of: backing, entity: entity, to: statement!, deferLink: { pendingLinks.append((backing, $0, $1)) }) {
+                        try statement!.runBound()
+                    }
                     key = try connection.lastInsertRowID
                 } catch let error as SQLiteError where error.code == SQLiteError.constraintUnique && uniquenessPolicy == .upsert && entity.hasUniqueness {
                     // A unique value matched a stored row: update that row instead (SwiftData's upsert).
                     let upsert = try connection.statement(entity.upsertSQL)
-                    try bindColumns(of: backing, entity: entity, to: upsert) { _, _ in }
-                    guard try upsert.step() else { throw SQLiteError(code: SQLITE_ERROR, message: "upsert returned no row", sql: upsert.sql) }
-                    key = upsert.int64(0)
-                    upsert.reset()
+                    key = try withColumnsBound(of: backing, entity: entity, to: upsert, deferLink: { _, _ in }) {
+                        defer { upsert.reset() }
+                        guard try upsert.step() else { throw SQLiteError(code: SQLITE_ERROR, message: "upsert returned no row", sql: upsert.sql) }
+                        return upsert.int64(0)
+                    }
                 }
                 assigned.append((backing, backing.primaryKey))
                 backing.primaryKey = key
@@ -186,21 +188,38 @@ extension ModelContext {
         }
     }
 
-    /// Binds every column of a model's row, in `entity.columns` order. A to-one relationship to a
-    /// model not saved yet is bound as NULL and reported to `deferLink` (set once both have keys).
-    func bindColumns(of backing: _BackingData, entity: Schema.Entity, to statement: Statement,
-                     deferLink: (Schema.Property, _BackingData) -> Void) throws {
-        for (offset, step) in entity.writePlan.enumerated() {
-            let position = Int32(offset + 1)
-            let value = backing.values[step.property.index]
-            if let direct = step.property.direct, try direct.bind(value, to: statement, at: position) { continue }
-            if step.property.codec == nil, let target = relatedBacking(value), target.primaryKey <= 0 {
-                deferLink(step.property, target)
-                try statement.bind(.null, at: position)
-            } else {
-                try statement.bind(encode(backing, step.property), at: position)
+    /// Binds every column of a model's row, in `entity.columns` order, and runs `run` while they
+    /// are bound (text is bound in place, without a copy: see `Statement.withText`); the bindings
+    /// are cleared after. A to-one relationship to a model not saved yet is bound as NULL and
+    /// reported to `deferLink` (set once both have keys).
+    func withColumnsBound<R>(of backing: _BackingData, entity: Schema.Entity, to statement: Statement,
+                             deferLink: (Schema.Property, _BackingData) -> Void, run: () throws -> R) throws -> R {
+        let plan = entity.writePlan
+        // Each column binds and then calls this for the rest, so the last one runs the statement
+        // with every string still borrowed.
+        func bind(from first: Int) throws -> R {
+            var offset = first
+            while offset < plan.count {
+                let at = offset
+                let position = Int32(offset + 1)
+                offset += 1
+                // Fields read one by one: copying a `Property` retains a dozen references.
+                let value = backing.values[plan[at].property.index]
+                if let direct = plan[at].property.direct,
+                   let result = try direct.bind(value, to: statement, at: position, then: { try bind(from: offset) }) {
+                    return result
+                }
+                if plan[at].property.codec == nil, let target = relatedBacking(value), target.primaryKey <= 0 {
+                    deferLink(plan[at].property, target)
+                    try statement.bind(.null, at: position)
+                } else {
+                    try statement.bind(encode(backing, plan[at].property), at: position)
+                }
             }
+            return try run()
         }
+        defer { statement.clearBindings() }
+        return try bind(from: 0)
     }
 
     /// The stored form of one property of a model.

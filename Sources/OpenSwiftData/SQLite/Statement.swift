@@ -60,6 +60,20 @@ final class Statement {
         guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
     }
 
+    /// Binds `text` without copying it (`SQLITE_STATIC`) and runs `body` while it is bound: the
+    /// bytes are the string's own, valid only inside. Bind and step there; `clearBindings()` after.
+    func withText<R>(_ text: String, at index: Int32, _ body: () throws -> R) throws -> R {
+        var text = text
+        return try text.withUTF8 { utf8 in
+            let rc = sqlite3_bind_text(handle, index, UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), Int32(utf8.count), nil)
+            guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+            return try body()
+        }
+    }
+
+    /// Unbinds every parameter, so that no pointer bound by `withText` outlives its string.
+    func clearBindings() { sqlite3_clear_bindings(handle) }
+
     func bind(double: Double, at index: Int32) throws {
         let rc = sqlite3_bind_double(handle, index, double)
         guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }

@@ -1,0 +1,4 @@
+#include "handoff.h"
+
+__thread void *chandoff_object;
+__thread const void *chandoff_type;
