@@ -196,18 +196,22 @@ extension ModelContext {
         let registered = registry.rows(of: ObjectIdentifier(T.self))
         // Rows come grouped by owner with a foreign key (see `order`): each owner's array is built
         // on its own and stored once, not looked up again for every row.
-        var owner: Int64 = 0, models: [T] = []
+        // Collected as [AnyObject] and reinterpreted once per owner, as in `fetch` (appending to a
+        // [T] here would ask the runtime for Array<T>'s metadata on every row).
+        var owner: Int64 = 0, models: [AnyObject] = []
+        func flush() {
+            let typed = unsafeBitCast(models, to: [T].self)
+            if let earlier = result[owner] { result[owner] = earlier + typed } else { result[owner] = typed }
+            models = []
+        }
         while try statement.step() {
             let model = try materialize(T.self, entity: entity, from: statement, group: group, rows: registered)
             let rowOwner = statement.int64(ownerIndex)
-            if rowOwner != owner && !models.isEmpty {
-                result[owner, default: []].append(contentsOf: models)
-                models.removeAll(keepingCapacity: true)
-            }
+            if rowOwner != owner && !models.isEmpty { flush() }
             owner = rowOwner
             models.append(model)
         }
-        if !models.isEmpty { result[owner, default: []].append(contentsOf: models) }
+        if !models.isEmpty { flush() }
         statement.reset()
         return result
     }
