@@ -58,16 +58,33 @@ final class FormatterCache: @unchecked Sendable {
         let day = dayOfYear - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        func four(_ n: Int64) -> String { String(repeating: "0", count: max(0, 4 - String(n).count)) + String(n) }
-        var text = "\(four(year))-\(two(Int(month)))-\(two(Int(day)))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
-        if offset == 0 {
-            text += "Z"
-        } else {
-            let minutes = abs(offset) / 60
-            text += (offset < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60)
+        // Written as bytes into one string (concatenating a dozen small strings was most of the cost).
+        let yearDigits = year > 9999 ? String(year).utf8.count : 4
+        let length = (offset == 0 ? 16 : 21) + yearDigits
+        return String(unsafeUninitializedCapacity: length) { bytes in
+            var at = 0
+            func put(_ value: Int, digits: Int) {
+                var value = value
+                for i in stride(from: digits - 1, through: 0, by: -1) {
+                    bytes[at + i] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                at += digits
+            }
+            func put(_ ascii: Unicode.Scalar) {
+                bytes[at] = UInt8(ascii: ascii)
+                at += 1
+            }
+            put(Int(year), digits: yearDigits); put("-"); put(Int(month), digits: 2); put("-"); put(Int(day), digits: 2)
+            put("T"); put(seconds / 3600, digits: 2); put(":"); put(seconds / 60 % 60, digits: 2); put(":"); put(seconds % 60, digits: 2)
+            if offset == 0 {
+                put("Z")
+            } else {
+                let minutes = abs(offset) / 60
+                put(offset < 0 ? "-" : "+"); put(minutes / 60, digits: 2); put(":"); put(minutes % 60, digits: 2)
+            }
+            return at
         }
-        return text
     }
 
     /// The date of an ISO 8601 text as `iso` writes it (`2024-06-13T00:30:00+02:00`, `…Z`), read

@@ -109,16 +109,21 @@ enum LibrarySQL {
     /// `conditions` are on `m` (the memory), joined by AND.
     static func list(conditions: [String], stats: String?) -> String {
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        // `NOT INDEXED`: with the join, SQLite 3.40 chose to walk the memories through the unique
+        // index on their identifiers, looking every row up by rowid in identifier order, 2-3x
+        // slower than reading the table (20,000 memories: 0.07 s against 0.02-0.03 s in sqlite3).
+        // No index helps this query (it reads every memory and sorts by date); a search still
+        // finds its memories by rowid, which NOT INDEXED allows.
         if let stats {
             return """
             SELECT m.\(memoryID), m.\(title), m.\(date), coalesce(s.photos, 0), coalesce(s.bytes, 0)
-            FROM \(memory) m LEFT JOIN \(stats) s ON s.memory = m.\(key)
+            FROM \(memory) m NOT INDEXED LEFT JOIN \(stats) s ON s.memory = m.\(key)
             \(filter) ORDER BY m.\(date) DESC, m.\(key) DESC
             """
         }
         return """
         SELECT m.\(memoryID), m.\(title), m.\(date), count(i.\(key)), coalesce(sum(i.\(byteCount)), 0)
-        FROM \(memory) m LEFT JOIN \(image) i ON i.\(imageMemory) = m.\(key)
+        FROM \(memory) m NOT INDEXED LEFT JOIN \(image) i ON i.\(imageMemory) = m.\(key)
         \(filter) GROUP BY m.\(key) ORDER BY m.\(date) DESC, m.\(key) DESC
         """
     }

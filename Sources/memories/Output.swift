@@ -60,12 +60,17 @@ enum Output {
     /// Whether `text` holds a control character (other than a kept newline), read byte by byte:
     /// C0 and DEL are single bytes, C1 controls are 0xC2 0x80–0x9F in UTF-8.
     static func needsEscaping(_ text: String, keepingNewlines: Bool) -> Bool {
-        var previous: UInt8 = 0
-        for byte in text.utf8 {
-            if byte < 0x20 && !(keepingNewlines && byte == 0x0A) || byte == 0x7F || previous == 0xC2 && (0x80...0x9F).contains(byte) { return true }
-            previous = byte
+        func scan(_ bytes: some Sequence<UInt8>) -> Bool {
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte < 0x20 && !(keepingNewlines && byte == 0x0A) || byte == 0x7F || previous == 0xC2 && (0x80...0x9F).contains(byte) { return true }
+                previous = byte
+            }
+            return false
         }
-        return false
+        // The string's own bytes where it has them in one piece (a native string): the UTF-8
+        // view's iterator cost more than the check.
+        return text.utf8.withContiguousStorageIfAvailable { scan($0) } ?? scan(text.utf8)
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {

@@ -25,12 +25,23 @@ enum ListCommand: Command {
                 let filtered = since != nil || until != nil || arguments.value("search") != nil
                 Output.error(filtered ? "no memory matches" : "no memories yet: `memories import FOLDER --title T` makes one")
             }
-            // One write for all the lines (20,000 memories were 20,000 system calls).
-            let lines = memories.map { m in
-                let count = "\(m.imageCount) photo\(m.imageCount == 1 ? "" : "s")"
-                return "\(m.date.prefix(10))  \(count.padded(to: 11)) \(Display.bytes(m.bytes).padded(to: 9))  \(m.id.prefix(8))  \(Output.escaped(m.title))"
+            // One write for all the lines (20,000 memories were 20,000 system calls), appended to
+            // one string (a string per line, then joined, was a third of listing 20,000).
+            var text = ""
+            text.reserveCapacity(memories.count * 80)
+            for m in memories {
+                if !text.isEmpty { text += "\n" }
+                text += m.date.prefix(10)
+                text += "  "
+                text += "\(m.imageCount) photo\(m.imageCount == 1 ? "" : "s")".padded(to: 11)
+                text += " "
+                text += Display.bytes(m.bytes).padded(to: 9)
+                text += "  "
+                text += m.id.prefix(8)
+                text += "  "
+                text += Output.escaped(m.title)
             }
-            if !lines.isEmpty { Output.print(lines.joined(separator: "\n")) }
+            if !text.isEmpty { Output.print(text) }
         }
         return ExitCode.success
     }
