@@ -27,6 +27,25 @@ import Testing
         #expect(slots.count == 5 && slots[4] as? Int == 5)
     }
 
+    /// `isUnset` reads the slot's memory instead of copying the value: it must agree with `== nil`
+    /// for every kind of value an `Any?` holds (inline, boxed, class, optional inside, empty).
+    @Test func isUnsetAgreesWithComparingToNil() {
+        struct Big { var a = 1, b = 2, c = 3, d = 4 }  // larger than the existential's inline buffer
+        let values: [Any?] = [nil, 0, "", "a long string, stored out of line", Date(), Tracked(), Big(),
+                              Optional<Int>.none as Any, [Int](), 1.5, true, Data(), (1, "x")]
+        let slots = ValueSlots(count: values.count)
+        for (i, value) in values.enumerated() { slots[i] = value }
+        for i in values.indices {
+            let unset = slots.isUnset(i)
+            #expect(unset == (values[i] == nil), "slot \(i): \(String(describing: values[i]))")
+        }
+        let first = slots.isUnset(0), nilInside = slots.isUnset(7)
+        #expect(first && !nilInside, "a nil Int inside is a value, not an unset slot")
+        slots[3] = nil
+        let cleared = slots.isUnset(3)
+        #expect(cleared)
+    }
+
     @Test func valuesAreReleasedWhenOverwrittenAndWithTheSlots() {
         Tracked.live = 0
         do {

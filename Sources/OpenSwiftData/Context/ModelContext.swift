@@ -158,7 +158,7 @@ public final class ModelContext {
         for property in entity.constants { backing.values[property.index] = model[keyPath: property.keyPath] }
         // By index, the slot checked first: iterating the properties themselves copies each
         // `Property` (a dozen references retained and released) for every model inserted.
-        for index in entity.properties.indices where backing.values[index] == nil {
+        for index in entity.properties.indices where backing.values.isUnset(index) {
             let property = entity.properties[index]
             if let makeDefault = property.metadata.defaultValue {
                 backing.values[property.index] = makeDefault()
