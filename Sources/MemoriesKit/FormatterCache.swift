@@ -26,10 +26,12 @@ final class FormatterCache: @unchecked Sendable {
         iso(date, offset: zone.secondsFromGMT(for: date), zone: zone)
     }
 
-    /// Computed from 1900 on, for whole-minute offsets; before 1900 (Foundation writes the Julian
+    /// Computed from 1900 on, for whole-minute offsets under 100 hours; before 1900 (Foundation writes the Julian
     /// calendar before 1582, and zones then had offsets with seconds) through the formatter itself.
     func iso(_ date: Date, offset: Int, zone: TimeZone? = nil) -> String {
-        guard date.timeIntervalSince1970 >= -2_208_988_800, offset % 60 == 0 else {
+        // Offsets of 100 hours or more (no place keeps one; only a store written by something else
+        // holds one) go through the formatter too: the computed text has two digits of hours.
+        guard date.timeIntervalSince1970 >= -2_208_988_800, offset % 60 == 0, abs(offset) < 100 * 3_600 else {
             return lock.withLock {
                 let zone = zone ?? TimeZone(secondsFromGMT: offset) ?? .gmt
                 if let f = slowISOs[zone] { return f.string(from: date) }

@@ -97,15 +97,21 @@ public final class _BackingData {
 
     /// Builds a model around `backing` through `init(backingData:)`, handing `backing` to `_make`
     /// (through a C thread-local, `CHandoff`).
+    ///
+    /// A hand-off already waiting (a fetch run by a property's default value while an outer
+    /// fetch builds its model) is put back afterwards, so the outer model still finds its own.
+    /// Not handled: a default value that builds a model of the *same* type while a fetched one is
+    /// built takes the fetched row's backing data (its initial value runs before the model's own).
     static func makeModel<T: PersistentModel>(_ type: T.Type, around backing: _BackingData) -> T {
+        let waiting = (object: chandoff_object_get(), type: chandoff_type_get())
         chandoff_set(Unmanaged.passRetained(backing).toOpaque(),
-                            UnsafeRawPointer(unsafeBitCast(T.self as AnyObject.Type, to: UnsafeMutableRawPointer.self)))
+                     UnsafeRawPointer(unsafeBitCast(T.self as AnyObject.Type, to: UnsafeMutableRawPointer.self)))
         let model = T(backingData: backing)
         if let unused = chandoff_object_get() {
             // Not taken (a model type without the generated initial value): take the reference back.
-            chandoff_set(nil, nil)
             Unmanaged<_BackingData>.fromOpaque(unused).release()
         }
+        chandoff_set(waiting.object, waiting.type)
         return model
     }
 

@@ -38,35 +38,45 @@ enum DirectColumn {
         return true
     }
 
-    /// Binds `value` at `index` and returns what `next` returns, run while the value is bound; nil
-    /// (nothing bound, `next` not run) when `value` is not of this type. Text is bound in place,
-    /// without a copy, so it is valid only while `next` runs: the statement must be stepped there.
-    func bind<R>(_ value: Any?, to statement: Statement, at index: Int32, then next: () throws -> R) throws -> R? {
-        guard let value else { return nil }
+    /// What `bind` did with a value.
+    enum Bound {
+        /// Not of this type: nothing bound.
+        case no
+        /// Bound.
+        case yes
+        /// Text, for the caller to bind in place (`Statement.withText`) around the statement's run.
+        case text(String)
+    }
+
+    /// Binds `value` at `index`, except text, which it returns for the caller to bind in place
+    /// (the statement must run while the string is borrowed). Only text nests the caller's
+    /// binding, so a model's save goes one level deeper per string column, not per column.
+    func bind(_ value: Any?, to statement: Statement, at index: Int32) throws -> Bound {
+        guard let value else { return .no }
         // Opened explicitly: an unconstrained generic parameter is not opened implicitly from `Any`.
-        func opened<T>(_ value: T) throws -> R? { try bindExact(value, statement, index, next) }
+        func opened<T>(_ value: T) throws -> Bound { try bindExact(value, statement, index) }
         return try _openExistential(value, do: opened)
     }
 
     /// `bind` with the value's dynamic type opened: a type compare instead of a runtime cast.
-    private func bindExact<T, R>(_ value: T, _ statement: Statement, _ index: Int32, _ next: () throws -> R) throws -> R? {
+    private func bindExact<T>(_ value: T, _ statement: Statement, _ index: Int32) throws -> Bound {
         switch self {
         case .string:
-            guard T.self == String.self else { return nil }
-            return try statement.withText(unsafeBitCast(value, to: String.self), at: index, next)
+            guard T.self == String.self else { return .no }
+            return .text(unsafeBitCast(value, to: String.self))
         case .date:
-            guard T.self == Date.self else { return nil }
+            guard T.self == Date.self else { return .no }
             try statement.bind(double: unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate, at: index)
         case .double:
-            guard T.self == Double.self else { return nil }
+            guard T.self == Double.self else { return .no }
             try statement.bind(double: unsafeBitCast(value, to: Double.self), at: index)
         case .int:
-            guard T.self == Int.self else { return nil }
+            guard T.self == Int.self else { return .no }
             try statement.bind(int64: Int64(unsafeBitCast(value, to: Int.self)), at: index)
         case .bool:
-            guard T.self == Bool.self else { return nil }
+            guard T.self == Bool.self else { return .no }
             try statement.bind(int64: unsafeBitCast(value, to: Bool.self) ? 1 : 0, at: index)
         }
-        return try next()
+        return .yes
     }
 }

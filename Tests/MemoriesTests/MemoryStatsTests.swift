@@ -177,3 +177,15 @@ import Testing
         }
     }
 }
+
+@Suite struct OutOfRangeOffsetTests {
+    /// Offsets no place keeps (a store written by something else) still give text, not a crash
+    /// or hours cut to two digits.
+    @Test(arguments: [360_000, -360_000, 99 * 3_600 + 59 * 60, -6_000_000_000_000])
+    func absurdOffsetsStillGiveText(offset: Int) {
+        let text = Display.iso(Date(timeIntervalSince1970: 0), offset: offset)
+        #expect(!text.isEmpty)
+        if abs(offset) < 100 * 3_600 { #expect(text.hasSuffix(offset < 0 ? "-99:59" : "+99:59")) }
+        else { #expect(!text.hasSuffix("+00:00") || offset == 0) }
+    }
+}

@@ -90,6 +90,27 @@ import CSQLite
         #expect(holder.scratch.modelContext == nil)
     }
 
+    /// A property's default value that runs a fetch while a fetched model is built: the inner
+    /// fetch's hand-off must not take the place of the outer one (the outer model's backing data
+    /// was then never released: a leak of every such model and what it held).
+    @Test func aFetchInADefaultValueLeavesTheOuterModelItsBackingData() throws {
+        let c = try ModelContainer(for: Fetcher.self, Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let writer = ModelContext(c)
+        writer.insert(Item(name: "inner", rank: 1))
+        writer.insert(Fetcher(label: "outer"))
+        try writer.save()
+        Fetcher.container = c
+        defer { Fetcher.container = nil }
+        weak var backing: _BackingData?
+        do {
+            let reader = ModelContext(c)
+            let fetched = try #require(reader.fetch(FetchDescriptor<Fetcher>()).first)
+            #expect(fetched.label == "outer" && fetched.found == "inner")
+            backing = fetched.persistentBackingData
+        }
+        #expect(backing == nil, "the fetched model's backing data is freed with it")
+    }
+
     @Test func rollbackRestoresSavedValuesAndForgetsInserts() throws {
         let context = ModelContext(try memoryContainer())
         let a = Item(name: "a", rank: 1)
@@ -255,6 +276,13 @@ final class HeldConnection: @unchecked Sendable {
     var name: String
     init(name: String) { self.name = name }
     deinit { Noisy.deinits += 1 }
+}
+
+@Model final class Fetcher {
+    nonisolated(unsafe) static var container: ModelContainer?
+    @Transient var found: String? = Fetcher.container.flatMap { try? ModelContext($0).fetch(FetchDescriptor<Item>()).first?.name }
+    var label: String
+    init(label: String) { self.label = label }
 }
 
 @Model final class Holder {

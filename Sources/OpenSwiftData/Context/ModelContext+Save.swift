@@ -195,8 +195,8 @@ extension ModelContext {
     func withColumnsBound<R>(of backing: _BackingData, entity: Schema.Entity, to statement: Statement,
                              deferLink: (Schema.Property, _BackingData) -> Void, run: () throws -> R) throws -> R {
         let plan = entity.writePlan
-        // Each column binds and then calls this for the rest, so the last one runs the statement
-        // with every string still borrowed.
+        // A text column binds its string in place and calls this for the rest, so the statement
+        // runs with every string still borrowed (one level deeper per text column).
         func bind(from first: Int) throws -> R {
             var offset = first
             while offset < plan.count {
@@ -205,9 +205,12 @@ extension ModelContext {
                 offset += 1
                 // Fields read one by one: copying a `Property` retains a dozen references.
                 let value = backing.values[plan[at].property.index]
-                if let direct = plan[at].property.direct,
-                   let result = try direct.bind(value, to: statement, at: position, then: { try bind(from: offset) }) {
-                    return result
+                if let direct = plan[at].property.direct {
+                    switch try direct.bind(value, to: statement, at: position) {
+                    case .yes: continue
+                    case .text(let text): return try statement.withText(text, at: position) { try bind(from: offset) }
+                    case .no: break
+                    }
                 }
                 if plan[at].property.codec == nil, let target = relatedBacking(value), target.primaryKey <= 0 {
                     deferLink(plan[at].property, target)
