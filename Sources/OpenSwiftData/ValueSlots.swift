@@ -1,3 +1,5 @@
+import Foundation
+
 /// The value slots of one backing data: one `Any?` per persisted property, in declaration order.
 ///
 /// A bare allocation of `count` slots rather than a `ContiguousArray`: a fetch makes one per row,
@@ -10,7 +12,7 @@ struct ValueSlots: ~Copyable {
 
     /// `count` unset slots.
     init(count: Int) {
-        base = .allocate(capacity: max(count, 1))
+        base = Self.allocate(max(count, 1))
         base.initialize(repeating: nil, count: count)
         self.count = count
     }
@@ -18,7 +20,7 @@ struct ValueSlots: ~Copyable {
     /// `count` slots, each initialized by `initialize(slot, index)`.
     @inline(__always)
     init(count: Int, initializingWith initialize: (UnsafeMutablePointer<Any?>, Int) throws -> Void) rethrows {
-        base = .allocate(capacity: max(count, 1))
+        base = Self.allocate(max(count, 1))
         var done = 0
         do {
             while done < count {
@@ -27,15 +29,22 @@ struct ValueSlots: ~Copyable {
             }
         } catch {
             base.deinitialize(count: done)
-            base.deallocate()
+            free(base)
             throw error
         }
         self.count = count
     }
 
+    /// Room for `count` slots from `malloc`: `UnsafeMutablePointer.allocate` asks the runtime for
+    /// an aligned allocation (`posix_memalign`, ~50 instructions more), and a fetch makes one per row.
+    private static func allocate(_ count: Int) -> UnsafeMutablePointer<Any?> {
+        guard let raw = malloc(count * MemoryLayout<Any?>.stride) else { fatalError("OpenSwiftData: out of memory for \(count) value slots") }
+        return raw.bindMemory(to: Any?.self, capacity: count)
+    }
+
     deinit {
         base.deinitialize(count: count)
-        base.deallocate()
+        free(base)
     }
 
     subscript(index: Int) -> Any? {
@@ -64,10 +73,10 @@ struct ValueSlots: ~Copyable {
     /// Adds unset slots so that there are at least `count`.
     mutating func grow(to count: Int) {
         guard count > self.count else { return }
-        let grown = UnsafeMutablePointer<Any?>.allocate(capacity: count)
+        let grown = Self.allocate(count)
         grown.moveInitialize(from: base, count: self.count)
         (grown + self.count).initialize(repeating: nil, count: count - self.count)
-        base.deallocate()
+        free(base)
         base = grown
         self.count = count
     }
