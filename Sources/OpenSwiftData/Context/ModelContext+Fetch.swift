@@ -183,13 +183,21 @@ extension ModelContext {
         case .joinTable(_, let column, _): ownerColumn = "\(PredicateTranslator.rootAlias)j.\(quoted(column))"
         }
         let linkRows = link.rows(of: entity, as: PredicateTranslator.rootAlias, ownerKey: "x")
-        let condition = owners.count == 1 ? "\(ownerColumn) = ?" : "\(ownerColumn) IN (SELECT value FROM json_each(?))"
+        // Owners whose keys fill most of their range (every parent fetched, or a page of them) are
+        // read with one range scan of the foreign key's index, rows of owners not asked for
+        // skipped; others by looking each key up (one index search per owner).
+        let range = owners.count > 1 ? owners.min()!...owners.max()! : nil
+        let asked = range.map { link.joinTable == nil && owners.count >= 64 && $0.upperBound - $0.lowerBound < 2 * Int64(owners.count) } == true
+            ? Set(owners) : nil
+        let condition = owners.count == 1 ? "\(ownerColumn) = ?"
+            : asked != nil ? "\(ownerColumn) BETWEEN ? AND ?" : "\(ownerColumn) IN (SELECT value FROM json_each(?))"
         // Each owner's models in the order they were linked; with a foreign key, ordered by owner
         // first, which is the order of the key's index (`_pk` follows in it), so SQLite does not sort.
         let order = link.joinTable == nil ? "\(ownerColumn), \(PredicateTranslator.rootAlias).\"_pk\"" : "\(PredicateTranslator.rootAlias)j.rowid"
         let statement = try connection.statement(
             "SELECT \(entity.selectList), \(ownerColumn) \(linkRows.from) WHERE \(condition) ORDER BY \(order)")
-        try statement.bind([owners.count == 1 ? .integer(owners[0]) : .text(jsonArray(owners))])
+        try statement.bind(owners.count == 1 ? [.integer(owners[0])]
+            : asked != nil ? [.integer(range!.lowerBound), .integer(range!.upperBound)] : [.text(jsonArray(owners))])
         let ownerIndex = statement.columnCount - 1
         var result: [Int64: [T]] = [:]
         let group = FetchGroup()
@@ -205,8 +213,9 @@ extension ModelContext {
             models = []
         }
         while try statement.step() {
-            let model = try materialize(T.self, entity: entity, from: statement, group: group, rows: registered)
             let rowOwner = statement.int64(ownerIndex)
+            if let asked, !asked.contains(rowOwner) { continue }
+            let model = try materialize(T.self, entity: entity, from: statement, group: group, rows: registered)
             if rowOwner != owner && !models.isEmpty { flush() }
             owner = rowOwner
             models.append(model)

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// A to-many relationship of a fetch's models is loaded for all of them in one query: owners whose
+/// keys fill most of their range by one range scan of the foreign key's index (the rows of owners
+/// not asked for skipped), others by looking each owner up.
+@Suite struct ToManyLoadTests {
+    /// 300 owners with two pets each: owner `i` is named "even i", "odd i" or, for 1, 101 and
+    /// 201, "far i"; its pets are "i-a" and "i-b".
+    static func name(_ i: Int) -> String { "\(i % 100 == 1 ? "far" : i % 2 == 0 ? "even" : "odd") \(i)" }
+    static func pets(_ name: String) -> [String] { let i = name.split(separator: " ")[1]; return ["\(i)-a", "\(i)-b"] }
+
+    func store(_ dir: TemporaryDirectory) throws -> ModelContainer {
+        let c = try container(Owner.self, Pet.self, at: dir.store())
+        let context = ModelContext(c)
+        for i in 0..<300 {
+            let owner = Owner(name: Self.name(i))
+            context.insert(owner)
+            for suffix in ["a", "b"] { owner.pets.append(Pet(name: "\(i)-\(suffix)")) }
+        }
+        try context.save()
+        return c
+    }
+
+    /// Loads the pets of the owners `predicate` picks; returns each owner's pets' names and the SQL.
+    func load(_ c: ModelContainer, _ predicate: Predicate<Owner>, in context: ModelContext? = nil) throws -> (pets: [String: [String]], sql: [String]) {
+        let context = context ?? ModelContext(c)
+        var sql: [String] = []
+        let owners = try context.fetch(FetchDescriptor<Owner>(predicate: predicate, sortBy: [SortDescriptor(\.name)]))
+        context.traceSQL { sql.append($0) }
+        var pets: [String: [String]] = [:]
+        for owner in owners { pets[owner.name] = owner.pets.map(\.name) }
+        return (pets, sql)
+    }
+
+    @Test func everyOtherOwnerIsReadByOneRangeScanAndGetsOnlyItsOwnPets() throws {
+        let dir = TemporaryDirectory()
+        let c = try store(dir)
+        // The even owners: 150 keys spread over a range of 299, dense enough for the range scan,
+        // with the other owners' pets inside it.
+        let context = ModelContext(c)
+        let (pets, sql) = try load(c, #Predicate { $0.name.starts(with: "even") }, in: context)
+        #expect(pets.count == 150)
+        for (name, list) in pets { #expect(list == Self.pets(name), "\(name)") }
+        #expect(sql.count == 1 && sql.first?.contains("BETWEEN ? AND ?") == true, "\(sql)")
+    }
+
+    @Test func fewOwnersFarApartAreLookedUpOneByOne() throws {
+        let dir = TemporaryDirectory()
+        let c = try store(dir)
+        let (pets, sql) = try load(c, #Predicate { $0.name.starts(with: "far") })
+        #expect(pets.count == 3)
+        for (name, list) in pets { #expect(list == Self.pets(name), "\(name)") }
+        #expect(sql.count == 1 && sql.first?.contains("json_each") == true, "\(sql)")
+    }
+
+    @Test func everyOwnerIsReadByOneRangeScan() throws {
+        let dir = TemporaryDirectory()
+        let c = try store(dir)
+        let (pets, sql) = try load(c, #Predicate { _ in true })
+        #expect(pets.count == 300)
+        for (name, list) in pets { #expect(list == Self.pets(name), "\(name)") }
+        #expect(sql.count == 1 && sql.first?.contains("BETWEEN") == true, "\(sql)")
+    }
+}
