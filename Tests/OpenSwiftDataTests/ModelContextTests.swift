@@ -111,6 +111,26 @@ import CSQLite
         #expect(backing == nil, "the fetched model's backing data is freed with it")
     }
 
+    /// A property's default value that builds a model of the same type while a fetched one is
+    /// built: that model took the row's backing data (its title read the row's, and its changes
+    /// were saved to the row). Now each has its own.
+    @Test func aModelOfTheSameTypeMadeByADefaultValueGetsItsOwnBackingData() throws {
+        let c = try ModelContainer(for: Draftable.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let writer = ModelContext(c)
+        writer.insert(Draftable(title: "row"))
+        try writer.save()
+        Draftable.makesDrafts = true
+        defer { Draftable.makesDrafts = false }
+        let reader = ModelContext(c)
+        let fetched = try #require(reader.fetch(FetchDescriptor<Draftable>()).first)
+        let draft = try #require(fetched.draft)
+        #expect(fetched.title == "row" && draft.title == "draft")
+        #expect(draft.persistentBackingData !== fetched.persistentBackingData)
+        draft.title = "changed draft"
+        try reader.save()
+        #expect(try reader.query("SELECT title FROM Draftable") == [[.text("row")]])
+    }
+
     @Test func rollbackRestoresSavedValuesAndForgetsInserts() throws {
         let context = ModelContext(try memoryContainer())
         let a = Item(name: "a", rank: 1)
@@ -283,6 +303,21 @@ final class HeldConnection: @unchecked Sendable {
     @Transient var found: String? = Fetcher.container.flatMap { try? ModelContext($0).fetch(FetchDescriptor<Item>()).first?.name }
     var label: String
     init(label: String) { self.label = label }
+}
+
+@Model final class Draftable {
+    nonisolated(unsafe) static var makesDrafts = false
+    nonisolated(unsafe) static var building = false
+    @Transient var draft: Draftable? = Draftable.draftIfWanted()
+    var title: String
+    init(title: String) { self.title = title }
+    /// A new draft, except while one is being made (its own `draft` stays nil).
+    static func draftIfWanted() -> Draftable? {
+        guard makesDrafts, !building else { return nil }
+        building = true
+        defer { building = false }
+        return Draftable(title: "draft")
+    }
 }
 
 @Model final class Holder {
