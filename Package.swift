@@ -92,7 +92,9 @@ let package = Package(
         .target(
             name: "CImaging",
             cSettings: [.unsafeFlags(["-I/usr/include/libpng16", "-I/usr/include/x86_64-linux-gnu", "-Wall", "-Wextra", "-Wno-unused-parameter"])],
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("exif"), .linkedLibrary("heif"),
+            // libheif is not linked: heif.c loads it on first use (dlopen), so that starting the
+            // program does not load its codecs.
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("exif"),
                              .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("expat"),
                              .linkedLibrary("lcms2")]
         ),

@@ -4,8 +4,74 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <libheif/heif.h>
 #include "imaging.h"
+
+// libheif is loaded on first use, not when the program starts: it pulls in its codecs (x265, aom,
+// dav1d, libde265), ~6 ms of every `memories` command's start, which most commands never need.
+// Each function this file calls is looked up once; the names below then mean the looked-up ones.
+#define HEIF_FUNCTIONS(X) \
+    X(heif_context_alloc) X(heif_context_free) X(heif_context_get_primary_image_handle) \
+    X(heif_context_read_from_memory_without_copy) X(heif_context_set_maximum_image_size_limit) \
+    X(heif_decode_image) X(heif_image_get_height) X(heif_image_get_plane_readonly) X(heif_image_get_width) \
+    X(heif_image_handle_get_height) X(heif_image_handle_get_ispe_height) X(heif_image_handle_get_ispe_width) \
+    X(heif_image_handle_get_list_of_metadata_block_IDs) X(heif_image_handle_get_list_of_thumbnail_IDs) \
+    X(heif_image_handle_get_luma_bits_per_pixel) X(heif_image_handle_get_metadata) \
+    X(heif_image_handle_get_metadata_content_type) X(heif_image_handle_get_metadata_size) \
+    X(heif_image_handle_get_raw_color_profile) X(heif_image_handle_get_raw_color_profile_size) \
+    X(heif_image_handle_get_thumbnail) X(heif_image_handle_get_width) X(heif_image_handle_has_alpha_channel) \
+    X(heif_image_handle_release) X(heif_image_release)
+
+#define HEIF_POINTER(name) __typeof__(name) *name;
+static struct { HEIF_FUNCTIONS(HEIF_POINTER) } heif_lib;
+static int heif_loaded;
+static char heif_load_error[160];
+static pthread_once_t heif_once = PTHREAD_ONCE_INIT;
+
+static void heif_load(void) {
+    void *library = dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        const char *why = dlerror();
+        snprintf(heif_load_error, sizeof heif_load_error, "HEIF support is not available: %s", why ? why : "libheif.so.1 could not be loaded");
+        return;
+    }
+#define HEIF_LOOKUP(name) \
+    if (!(*(void **)&heif_lib.name = dlsym(library, #name))) { \
+        snprintf(heif_load_error, sizeof heif_load_error, "HEIF support is not available: libheif.so.1 lacks %s", #name); \
+        return; \
+    }
+    HEIF_FUNCTIONS(HEIF_LOOKUP)
+    heif_loaded = 1;
+}
+
+// From here on each libheif function named above is called through its looked-up pointer.
+#define heif_context_alloc heif_lib.heif_context_alloc
+#define heif_context_free heif_lib.heif_context_free
+#define heif_context_get_primary_image_handle heif_lib.heif_context_get_primary_image_handle
+#define heif_context_read_from_memory_without_copy heif_lib.heif_context_read_from_memory_without_copy
+#define heif_context_set_maximum_image_size_limit heif_lib.heif_context_set_maximum_image_size_limit
+#define heif_decode_image heif_lib.heif_decode_image
+#define heif_image_get_height heif_lib.heif_image_get_height
+#define heif_image_get_plane_readonly heif_lib.heif_image_get_plane_readonly
+#define heif_image_get_width heif_lib.heif_image_get_width
+#define heif_image_handle_get_height heif_lib.heif_image_handle_get_height
+#define heif_image_handle_get_ispe_height heif_lib.heif_image_handle_get_ispe_height
+#define heif_image_handle_get_ispe_width heif_lib.heif_image_handle_get_ispe_width
+#define heif_image_handle_get_list_of_metadata_block_IDs heif_lib.heif_image_handle_get_list_of_metadata_block_IDs
+#define heif_image_handle_get_list_of_thumbnail_IDs heif_lib.heif_image_handle_get_list_of_thumbnail_IDs
+#define heif_image_handle_get_luma_bits_per_pixel heif_lib.heif_image_handle_get_luma_bits_per_pixel
+#define heif_image_handle_get_metadata heif_lib.heif_image_handle_get_metadata
+#define heif_image_handle_get_metadata_content_type heif_lib.heif_image_handle_get_metadata_content_type
+#define heif_image_handle_get_metadata_size heif_lib.heif_image_handle_get_metadata_size
+#define heif_image_handle_get_raw_color_profile heif_lib.heif_image_handle_get_raw_color_profile
+#define heif_image_handle_get_raw_color_profile_size heif_lib.heif_image_handle_get_raw_color_profile_size
+#define heif_image_handle_get_thumbnail heif_lib.heif_image_handle_get_thumbnail
+#define heif_image_handle_get_width heif_lib.heif_image_handle_get_width
+#define heif_image_handle_has_alpha_channel heif_lib.heif_image_handle_has_alpha_channel
+#define heif_image_handle_release heif_lib.heif_image_handle_release
+#define heif_image_release heif_lib.heif_image_release
 
 static int fail(img_result *result, struct heif_error error) {
     snprintf(result->message, sizeof result->message, "%s", error.message ? error.message : "libheif error");
@@ -46,6 +112,12 @@ static int open_primary(const unsigned char *data, size_t size, const img_limits
     result->warnings = 0;
     result->message[0] = 0;
     *handle = NULL;
+    *ctx = NULL;
+    pthread_once(&heif_once, heif_load);
+    if (!heif_loaded) {
+        snprintf(result->message, sizeof result->message, "%s", heif_load_error);
+        return result->status = IMG_EUNSUPPORTED;
+    }
     *ctx = heif_context_alloc();
     if (!*ctx) return result->status = IMG_ENOMEM;
     // libheif's own limit is per side (width and height each), checked on every image it reads or
