@@ -46,7 +46,9 @@ static void heif_load(void) {
     heif_loaded = 1;
 }
 
-// From here on each libheif function named above is called through its looked-up pointer.
+// From here on each libheif function named above is called through its looked-up pointer. A name
+// missing here (or from the list above) is a link error, not a silent direct call: libheif is not
+// linked.
 #define heif_context_alloc heif_lib.heif_context_alloc
 #define heif_context_free heif_lib.heif_context_free
 #define heif_context_get_primary_image_handle heif_lib.heif_context_get_primary_image_handle

@@ -24,8 +24,8 @@ import Testing
     }
 
     /// Loads the pets of the owners `predicate` picks; returns each owner's pets' names and the SQL.
-    func load(_ c: ModelContainer, _ predicate: Predicate<Owner>, in context: ModelContext? = nil) throws -> (pets: [String: [String]], sql: [String]) {
-        let context = context ?? ModelContext(c)
+    func load(_ c: ModelContainer, _ predicate: Predicate<Owner>) throws -> (pets: [String: [String]], sql: [String]) {
+        let context = ModelContext(c)
         var sql: [String] = []
         let owners = try context.fetch(FetchDescriptor<Owner>(predicate: predicate, sortBy: [SortDescriptor(\.name)]))
         context.traceSQL { sql.append($0) }
@@ -34,33 +34,15 @@ import Testing
         return (pets, sql)
     }
 
-    @Test func everyOtherOwnerIsReadByOneRangeScanAndGetsOnlyItsOwnPets() throws {
+    /// The even owners: 150 keys spread over a range of 299, dense enough for the range scan, with
+    /// the other owners' pets inside it; the three "far" owners, looked up one by one; every owner.
+    @Test(arguments: [("even", 150, "BETWEEN ? AND ?"), ("far", 3, "json_each"), ("", 300, "BETWEEN ? AND ?")])
+    func eachOwnerGetsOnlyItsOwnPets(prefix: String, owners: Int, sqlUsed: String) throws {
         let dir = TemporaryDirectory()
         let c = try store(dir)
-        // The even owners: 150 keys spread over a range of 299, dense enough for the range scan,
-        // with the other owners' pets inside it.
-        let context = ModelContext(c)
-        let (pets, sql) = try load(c, #Predicate { $0.name.starts(with: "even") }, in: context)
-        #expect(pets.count == 150)
+        let (pets, sql) = try load(c, #Predicate { $0.name.starts(with: prefix) })
+        #expect(pets.count == owners)
         for (name, list) in pets { #expect(list == Self.pets(name), "\(name)") }
-        #expect(sql.count == 1 && sql.first?.contains("BETWEEN ? AND ?") == true, "\(sql)")
-    }
-
-    @Test func fewOwnersFarApartAreLookedUpOneByOne() throws {
-        let dir = TemporaryDirectory()
-        let c = try store(dir)
-        let (pets, sql) = try load(c, #Predicate { $0.name.starts(with: "far") })
-        #expect(pets.count == 3)
-        for (name, list) in pets { #expect(list == Self.pets(name), "\(name)") }
-        #expect(sql.count == 1 && sql.first?.contains("json_each") == true, "\(sql)")
-    }
-
-    @Test func everyOwnerIsReadByOneRangeScan() throws {
-        let dir = TemporaryDirectory()
-        let c = try store(dir)
-        let (pets, sql) = try load(c, #Predicate { _ in true })
-        #expect(pets.count == 300)
-        for (name, list) in pets { #expect(list == Self.pets(name), "\(name)") }
-        #expect(sql.count == 1 && sql.first?.contains("BETWEEN") == true, "\(sql)")
+        #expect(sql.count == 1 && sql.first?.contains(sqlUsed) == true, "\(sql)")
     }
 }

@@ -174,30 +174,35 @@ extension ModelContext {
     }
 
     /// The rows of a to-many relationship of several owners, in one query: owner key → its models.
-    /// The owners' keys go in as one JSON array parameter, so the statement is the same for any count.
+    /// The owners' keys go in as a key range or as one JSON array parameter, so the statement is
+    /// the same for any count.
     func fetchRelated<T: PersistentModel>(_ type: T.Type, link: RelationshipGraph.ToManyLink, owners: [Int64]) throws -> [Int64: [T]] {
         let entity = EntityCache.entity(for: T.self)
+        let t0 = PredicateTranslator.rootAlias
         let ownerColumn: String
         switch link {
-        case .foreignKey(let column): ownerColumn = "\(PredicateTranslator.rootAlias).\(column)"
-        case .joinTable(_, let column, _): ownerColumn = "\(PredicateTranslator.rootAlias)j.\(quoted(column))"
+        case .foreignKey(let column): ownerColumn = "\(t0).\(column)"
+        case .joinTable(_, let column, _): ownerColumn = "\(t0)j.\(quoted(column))"
         }
-        let linkRows = link.rows(of: entity, as: PredicateTranslator.rootAlias, ownerKey: "x")
-        // Owners whose keys fill most of their range (every parent fetched, or a page of them) are
-        // read with one range scan of the foreign key's index, rows of owners not asked for
-        // skipped; others by looking each key up (one index search per owner).
-        let range = owners.count > 1 ? owners.min()!...owners.max()! : nil
-        let asked = range.map { link.joinTable == nil && owners.count >= 64 && $0.upperBound - $0.lowerBound < 2 * Int64(owners.count) } == true
-            ? Set(owners) : nil
-        let condition = owners.count == 1 ? "\(ownerColumn) = ?"
-            : asked != nil ? "\(ownerColumn) BETWEEN ? AND ?" : "\(ownerColumn) IN (SELECT value FROM json_each(?))"
+        let linkRows = link.rows(of: entity, as: t0, ownerKey: "x")
+        // Which rows: one owner's by its key; owners whose keys fill most of their range (every
+        // parent fetched, or a page of them) by one range scan of the foreign key's index, the rows
+        // of owners not asked for skipped (`asked`); others by looking each key up.
+        let condition: String, bindings: [SQLiteValue], asked: Set<Int64>?
+        if owners.count == 1 {
+            (condition, bindings, asked) = ("= ?", [.integer(owners[0])], nil)
+        } else if link.joinTable == nil, owners.count >= 64, let low = owners.min(), let high = owners.max(),
+                  high - low < 2 * Int64(owners.count) {
+            (condition, bindings, asked) = ("BETWEEN ? AND ?", [.integer(low), .integer(high)], Set(owners))
+        } else {
+            (condition, bindings, asked) = ("IN (SELECT value FROM json_each(?))", [.text(jsonArray(owners))], nil)
+        }
         // Each owner's models in the order they were linked; with a foreign key, ordered by owner
         // first, which is the order of the key's index (`_pk` follows in it), so SQLite does not sort.
-        let order = link.joinTable == nil ? "\(ownerColumn), \(PredicateTranslator.rootAlias).\"_pk\"" : "\(PredicateTranslator.rootAlias)j.rowid"
+        let order = link.joinTable == nil ? "\(ownerColumn), \(t0).\"_pk\"" : "\(t0)j.rowid"
         let statement = try connection.statement(
-            "SELECT \(entity.selectList), \(ownerColumn) \(linkRows.from) WHERE \(condition) ORDER BY \(order)")
-        try statement.bind(owners.count == 1 ? [.integer(owners[0])]
-            : asked != nil ? [.integer(range!.lowerBound), .integer(range!.upperBound)] : [.text(jsonArray(owners))])
+            "SELECT \(entity.selectList), \(ownerColumn) \(linkRows.from) WHERE \(ownerColumn) \(condition) ORDER BY \(order)")
+        try statement.bind(bindings)
         let ownerIndex = statement.columnCount - 1
         var result: [Int64: [T]] = [:]
         let group = FetchGroup()
