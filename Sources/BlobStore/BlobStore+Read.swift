@@ -59,13 +59,17 @@ extension BlobStore {
         let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).part").path
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         try check(fd, "create", temporary)
+        // Closed exactly once: a second close could close a descriptor another thread has
+        // opened under the same number since.
+        var open = true
         do {
             try read(digest, verify: true) { try writeAll(fd, $0, temporary) }
             try check(fsync(fd), "fsync", temporary)
-            close(fd)
+            open = false
+            try check(close(fd), "close", temporary)
             try check(rename(temporary, destination.path), "rename", destination.path)
         } catch {
-            close(fd)
+            if open { close(fd) }
             unlink(temporary)
             throw error
         }

@@ -139,7 +139,8 @@ extension BlobStore {
             let folderName = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             guard folderName.utf8.count == 2, BlobDigest(exactHex: folderName + String(repeating: "0", count: 62)) != nil else { continue }
             let fd = openat(dirfd(top), folderName, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard fd >= 0, let folder = fdopendir(fd) else { continue }
+            guard fd >= 0 else { continue }
+            guard let folder = fdopendir(fd) else { close(fd); continue }
             defer { closedir(folder) }
             let prefix = Array(folderName.utf8)
             while let file = readdir(folder) {

@@ -78,9 +78,11 @@ final class ExportFolder {
 
     /// The names in the folder (not "." and "..").
     func entries() throws -> [String] {
-        let copy = dup(fd)
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0, let dir = fdopendir(copy) else {
-            throw ExportError.destination(path: path, operation: "reading the folder", errno: errno)
+            let code = errno
+            if copy >= 0 { close(copy) }
+            throw ExportError.destination(path: path, operation: "reading the folder", errno: code)
         }
         defer { closedir(dir) }
         rewinddir(dir)  // the copy shares the descriptor's position with every earlier listing

@@ -317,7 +317,9 @@ final class DyingProxy: @unchecked Sendable {
             guard n > 0, allow(n) else { return }
             var sent = 0
             while sent < n {
-                let m = buffer.withUnsafeBytes { write(to, $0.baseAddress! + sent, n - sent) }
+                // send with MSG_NOSIGNAL: a peer gone (the proxy's own death, or the service's) is
+                // EPIPE here, not a SIGPIPE that kills the whole test process.
+                let m = buffer.withUnsafeBytes { send(to, $0.baseAddress! + sent, n - sent, Int32(MSG_NOSIGNAL)) }
                 guard m > 0 else { return }
                 sent += m
             }
