@@ -255,7 +255,7 @@ public final class S3Client: @unchecked Sendable {
         var written: Int64
     }
 
-    /// One request, retried on 5xx, 429 and network errors. Throws `S3Error`.
+    /// One request, retried on 5xx, 429, AWS's retryable 409s and network errors. Throws `S3Error`.
     func request(_ method: String, _ url: String, body: Body = .none, payloadHash: String? = nil, output: Int32 = -1,
                  sink: ((UnsafeRawBufferPointer) throws -> Void)? = nil, headers extra: [String] = [], what: String) throws -> Response {
         let handle = takeHandle()
@@ -285,9 +285,11 @@ public final class S3Client: @unchecked Sendable {
                     return Response(status: status, headers: transfer.headers, body: transfer.data, written: transfer.written)
                 }
                 let error = S3ListingParser.error(transfer.data)
-                retryable = status >= 500 || status == 429
-                failure = .service(status: status, code: error.code.isEmpty ? S3Client.defaultCode(status) : error.code,
-                                   message: error.message, request: what)
+                let code = error.code.isEmpty ? S3Client.defaultCode(status) : error.code
+                // 409 ConditionalRequestConflict (a conditional write met another one in progress on
+                // the key) and OperationAborted are AWS's "try again".
+                retryable = status >= 500 || status == 429 || (status == 409 && (code == "ConditionalRequestConflict" || code == "OperationAborted"))
+                failure = .service(status: status, code: code, message: error.message, request: what)
             }
             // Bytes already handed to a sink cannot be taken back: such a transfer is not retried.
             guard retryable && attempt < retries && !transfer.delivered else { throw failure }

@@ -8,6 +8,9 @@ public enum ImageError: Error, Equatable, LocalizedError, Sendable {
     case truncated(ImageFormat, String)
     /// The decoder reported an error (bad header, corrupt entropy data, CRC error…).
     case corrupt(ImageFormat, String)
+    /// A well-formed file this machine cannot decode: a feature the decoder lacks, or the
+    /// decoder itself missing (libheif is loaded on first use). Not the photo's fault.
+    case unsupported(ImageFormat, String)
     /// Over a limit: pixel count, dimensions, progressive scans.
     case tooLarge(String)
     case outOfMemory(String)
@@ -21,6 +24,7 @@ public enum ImageError: Error, Equatable, LocalizedError, Sendable {
             // libjpeg's own messages already say it: "Corrupt JPEG data: …" is not said twice.
             if detail.lowercased().hasPrefix("corrupt ") { return "corrupt" + detail.dropFirst("corrupt".count) }
             return "corrupt \(format.displayName): \(detail)"
+        case .unsupported(let format, let detail): return "\(format.displayName) cannot be decoded here: \(detail)"
         case .tooLarge(let detail): return detail
         case .outOfMemory(let detail): return "out of memory: \(detail)"
         }

@@ -57,7 +57,7 @@ public enum Imaging {
         case Int32(IMG_ETOOLARGE): throw ImageError.tooLarge(message)
         case Int32(IMG_ENOMEM): throw ImageError.outOfMemory(message)
         case Int32(IMG_EUNSUPPORTED):
-            throw ImageError.corrupt(format, "\(message.isEmpty ? "an unsupported feature" : message) (this \(format.displayName) cannot be decoded here)")
+            throw ImageError.unsupported(format, message.isEmpty ? "it uses a feature the decoder lacks" : message)
         default:
             throw ImageError.corrupt(format, message.isEmpty ? "the decoder rejected it" : message)
         }

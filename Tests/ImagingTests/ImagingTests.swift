@@ -27,6 +27,7 @@ func kind(_ error: ImageError) -> String {
     case .unrecognized: return "unrecognized"
     case .truncated: return "truncated"
     case .corrupt: return "corrupt"
+    case .unsupported: return "unsupported"
     case .tooLarge: return "tooLarge"
     case .outOfMemory: return "outOfMemory"
     }

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import BlobStore
+
+/// A local HTTP service that answers each request with the next of `answers` (status, S3 error
+/// code or "" for an empty 200), one connection per request, and records the request heads.
+final class ScriptedS3: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var heads: [String] = []
+
+    init(_ answers: [(Int, String)]) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard bound == 0, listen(fd, 8) == 0 else { throw BlobStoreError.io(path: "127.0.0.1", operation: "listen", errno: errno) }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread { [self] in
+            for (status, code) in answers {
+                let client = accept(fd, nil, nil)
+                guard client >= 0 else { return }
+                let head = Self.readRequest(client)
+                lock.lock(); heads.append(head); lock.unlock()
+                let body = code.isEmpty ? "" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>\(code)</Code><Message>scripted</Message></Error>"
+                let reply = "HTTP/1.1 \(status) Scripted\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+                _ = reply.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                close(client)
+            }
+        }
+    }
+
+    deinit { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
+
+    /// The request heads received so far.
+    var requests: [String] { lock.lock(); defer { lock.unlock() }; return heads }
+
+    /// Reads one request: its head, then as many body bytes as its Content-Length says.
+    private static func readRequest(_ fd: Int32) -> String {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard let end = text.range(of: "\r\n\r\n") else { continue }
+            let head = String(text[..<end.lowerBound])
+            let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+            if bytes.count - text[..<end.upperBound].utf8.count >= length { return head }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+@Suite struct S3ConflictTests {
+    func client(_ service: ScriptedS3) throws -> S3Client {
+        S3Client(location: try S3Location("s3://bucket/journal", endpoint: "http://127.0.0.1:\(service.port)"),
+                 credentials: S3Credentials(accessKey: "key", secretKey: "secret"))
+    }
+
+    /// AWS answers a conditional write that meets another one in progress on the same key with
+    /// 409 ConditionalRequestConflict, "retry the request": the retry then sees the other's object.
+    @Test(arguments: [(412, "PreconditionFailed", false), (200, "", true)])
+    func aConditionalWriteThatMeetsAnotherIsRetried(then status: Int, code: String, created: Bool) throws {
+        let service = try ScriptedS3([(409, "ConditionalRequestConflict"), (status, code)])
+        #expect(try client(service).create("owner", data: Data("me\n".utf8)) == created)
+        #expect(service.requests.count == 2)
+        #expect(service.requests.allSatisfy { $0.hasPrefix("PUT /bucket/journal/owner ") && $0.lowercased().contains("if-none-match: *") })
+    }
+
+    /// Any other conflict is the service's answer, not retried.
+    @Test func anotherConflictIsNotRetried() throws {
+        let service = try ScriptedS3([(409, "BucketAlreadyExists"), (200, "")])
+        #expect(throws: S3Error.self) { try client(service).create("owner", data: Data("me\n".utf8)) }
+        #expect(service.requests.count == 1)
+    }
+}
