@@ -7,8 +7,13 @@ import Testing
 final class ScriptedS3: @unchecked Sendable {
     let port: Int
     private let listener: Int32
-    private let lock = NSLock()
-    private var heads: [String] = []
+    /// What the serving thread records; the thread holds this, not the service, so the service's
+    /// deinit runs at the test's end and shuts the listener (the thread's accept then returns).
+    private final class Heads: @unchecked Sendable {
+        let lock = NSLock()
+        var list: [String] = []
+    }
+    private let heads = Heads()
 
     init(_ answers: [(Int, String)]) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -21,12 +26,13 @@ final class ScriptedS3: @unchecked Sendable {
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         listener = fd
         port = Int(UInt16(bigEndian: address.sin_port))
-        Thread.detachNewThread { [self] in
+        let heads = self.heads
+        Thread.detachNewThread {
             for (status, code) in answers {
                 let client = accept(fd, nil, nil)
                 guard client >= 0 else { return }
                 let head = Self.readRequest(client)
-                lock.lock(); heads.append(head); lock.unlock()
+                heads.lock.lock(); heads.list.append(head); heads.lock.unlock()
                 let body = code.isEmpty ? "" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>\(code)</Code><Message>scripted</Message></Error>"
                 let reply = "HTTP/1.1 \(status) Scripted\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
                 _ = reply.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
@@ -38,7 +44,7 @@ final class ScriptedS3: @unchecked Sendable {
     deinit { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
 
     /// The request heads received so far.
-    var requests: [String] { lock.lock(); defer { lock.unlock() }; return heads }
+    var requests: [String] { heads.lock.lock(); defer { heads.lock.unlock() }; return heads.list }
 
     /// Reads one request: its head, then as many body bytes as its Content-Length says.
     private static func readRequest(_ fd: Int32) -> String {
