@@ -173,10 +173,12 @@ extension ModelContext {
         return keys.compactMap { found[$0] }
     }
 
-    /// The rows of a to-many relationship of several owners, in one query: owner key → its models.
+    /// The rows of a to-many relationship of several owners, in one query: owner key → its models
+    /// (each array holds `T`s only: `unsafeBitCast` to `[T]`; a dictionary of `[T]` would be
+    /// unspecialized here, a metadata lookup and a generic hash on every owner).
     /// The owners' keys go in as a key range or as one JSON array parameter, so the statement is
     /// the same for any count.
-    func fetchRelated<T: PersistentModel>(_ type: T.Type, link: RelationshipGraph.ToManyLink, owners: [Int64]) throws -> [Int64: [T]] {
+    func fetchRelated<T: PersistentModel>(_ type: T.Type, link: RelationshipGraph.ToManyLink, owners: [Int64]) throws -> [Int64: [AnyObject]] {
         let entity = EntityCache.entity(for: T.self)
         let t0 = PredicateTranslator.rootAlias
         let ownerColumn: String
@@ -188,12 +190,15 @@ extension ModelContext {
         // Which rows: one owner's by its key; owners whose keys fill most of their range (every
         // parent fetched, or a page of them) by one range scan of the foreign key's index, the rows
         // of owners not asked for skipped (`asked`); others by looking each key up.
-        let condition: String, bindings: [SQLiteValue], asked: Set<Int64>?
+        // `asked`: for a range, one flag per key in it (the range is under twice the owners).
+        let condition: String, bindings: [SQLiteValue], asked: (low: Int64, flags: [Bool])?
         if owners.count == 1 {
             (condition, bindings, asked) = ("= ?", [.integer(owners[0])], nil)
         } else if link.joinTable == nil, owners.count >= 64, let low = owners.min(), let high = owners.max(),
                   high - low < 2 * Int64(owners.count) {
-            (condition, bindings, asked) = ("BETWEEN ? AND ?", [.integer(low), .integer(high)], Set(owners))
+            var flags = [Bool](repeating: false, count: Int(high - low) + 1)
+            for key in owners { flags[Int(key - low)] = true }
+            (condition, bindings, asked) = ("BETWEEN ? AND ?", [.integer(low), .integer(high)], (low, flags))
         } else {
             (condition, bindings, asked) = ("IN (SELECT value FROM json_each(?))", [.text(jsonArray(owners))], nil)
         }
@@ -204,22 +209,30 @@ extension ModelContext {
             "SELECT \(entity.selectList), \(ownerColumn) \(linkRows.from) WHERE \(ownerColumn) \(condition) ORDER BY \(order)")
         try statement.bind(bindings)
         let ownerIndex = statement.columnCount - 1
-        var result: [Int64: [T]] = [:]
+        var result: [Int64: [AnyObject]] = [:]
         let group = FetchGroup()
         let registered = registry.rows(of: ObjectIdentifier(T.self))
         // Rows come grouped by owner with a foreign key (see `order`): each owner's array is built
         // on its own and stored once, not looked up again for every row.
-        // Collected as [AnyObject] and reinterpreted once per owner, as in `fetch` (appending to a
-        // [T] here would ask the runtime for Array<T>'s metadata on every row).
+        // Collected and kept as [AnyObject], as in `fetch` (appending to a [T] here would ask the
+        // runtime for Array<T>'s metadata on every row); the caller reinterprets each owner's.
+        // Owners tend to have alike counts: each array starts with room for as many as the last
+        // (not grown 1, 2, 4, 8, 16 by appends).
         var owner: Int64 = 0, models: [AnyObject] = []
+        result.reserveCapacity(owners.count)
         func flush() {
-            let typed = unsafeBitCast(models, to: [T].self)
-            if let earlier = result[owner] { result[owner] = earlier + typed } else { result[owner] = typed }
+            let count = models.count
+            if let earlier = result[owner] { result[owner] = earlier + models } else { result[owner] = models }
             models = []
+            models.reserveCapacity(count)
         }
         while try statement.step() {
             let rowOwner = statement.int64(ownerIndex)
-            if let asked, !asked.contains(rowOwner) { continue }
+            if let asked {
+                // In range by the statement's BETWEEN; checked all the same (a damaged store).
+                let i = rowOwner &- asked.low
+                guard i >= 0 && i < asked.flags.count && asked.flags[Int(i)] else { continue }
+            }
             let model = try materialize(T.self, entity: entity, from: statement, group: group, rows: registered)
             if rowOwner != owner && !models.isEmpty { flush() }
             owner = rowOwner

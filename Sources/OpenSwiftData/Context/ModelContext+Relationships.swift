@@ -51,7 +51,7 @@ extension ModelContext {
                 func load<T: PersistentModel>(_ type: T.Type) throws {
                     let related = try fetchRelated(T.self, link: link, owners: owners.map(\.primaryKey))
                     for owner in owners {
-                        owner.values[index] = related[owner.primaryKey] ?? []
+                        owner.values[index] = unsafeBitCast(related[owner.primaryKey] ?? [], to: [T].self)
                         owner.unloaded.remove(index)
                     }
                 }
