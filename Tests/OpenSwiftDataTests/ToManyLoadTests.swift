@@ -45,4 +45,21 @@ import Testing
         for (name, list) in pets { #expect(list == Self.pets(name), "\(name)") }
         #expect(sql.count == 1 && sql.first?.contains(sqlUsed) == true, "\(sql)")
     }
+
+    /// A hand-edited store whose owners' keys lie at both ends of Int64: the range is not computed
+    /// by an overflowing subtraction (that trapped), the owners are looked up one by one instead.
+    @Test func ownerKeysAtBothEndsOfInt64AreLookedUpNotSubtracted() throws {
+        let dir = TemporaryDirectory()
+        _ = try store(dir)
+        let probe = SQLiteProbe(dir.store())
+        let column = try probe.scalar("SELECT name FROM pragma_table_info('Pet') WHERE name LIKE '%owner%'")
+        // Keys 2 and 3 ("far 1", "even 2"): the first owner walked ("even 0", key 1) loads them as its mates.
+        for (old, new) in [("2", "-9223372036854775807"), ("3", "9223372036854775807")] {
+            try probe.execute("PRAGMA foreign_keys=OFF; UPDATE Owner SET _pk = \(new) WHERE _pk = \(old); UPDATE Pet SET \(column) = \(new) WHERE \(column) = \(old)")
+        }
+        let (pets, sql) = try load(try container(Owner.self, Pet.self, at: dir.store()), #Predicate { $0.name.starts(with: "") })
+        #expect(pets.count == 300)
+        for (name, list) in pets { #expect(list == Self.pets(name), "\(name)") }
+        #expect(sql.count == 1 && sql.first?.contains("json_each") == true, "\(sql)")
+    }
 }

@@ -195,8 +195,9 @@ extension ModelContext {
         if owners.count == 1 {
             (condition, bindings, asked) = ("= ?", [.integer(owners[0])], nil)
         } else if link.joinTable == nil, owners.count >= 64, let low = owners.min(), let high = owners.max(),
-                  high - low < 2 * Int64(owners.count) {
-            var flags = [Bool](repeating: false, count: Int(high - low) + 1)
+                  // (keys far apart in a hand-edited store must not overflow the subtraction)
+                  case (let span, false) = high.subtractingReportingOverflow(low), span < 2 * Int64(owners.count) {
+            var flags = [Bool](repeating: false, count: Int(span) + 1)
             for key in owners { flags[Int(key - low)] = true }
             (condition, bindings, asked) = ("BETWEEN ? AND ?", [.integer(low), .integer(high)], (low, flags))
         } else {
