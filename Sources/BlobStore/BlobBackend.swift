@@ -35,6 +35,10 @@ public protocol BlobBackend: AnyObject, Sendable {
     /// Records `identity` as the owner unless one is recorded; throws `BlobStoreError.ownedByAnother`
     /// when another identity is (two stores claiming one place at once: exactly one wins).
     func setOwner(_ identity: String) throws
+    /// Removes the owner record if it names `identity` and no blob is stored: a store that claimed
+    /// the place and then could not be made gives it back. Returns whether the record went.
+    @discardableResult
+    func releaseOwner(_ identity: String) throws -> Bool
     /// Whether at least one blob is stored.
     func hasBlobs() throws -> Bool
     /// Where the blobs were moved to, if they were (the `moved` record, written under the

@@ -36,6 +36,17 @@ extension BlobStore {
         if owner != identity { throw BlobStoreError.ownedByAnother(place: root.path, owner: owner) }
     }
 
+    /// Removes ROOT/owner if it names `identity` and the tree holds no blob (durably: the folder
+    /// is fsync'ed). Returns whether it went.
+    @discardableResult
+    public func releaseOwner(_ identity: String) throws -> Bool {
+        try refuseIfReadOnly()
+        guard try owner() == identity, try !hasBlobs() else { return false }
+        if unlink(ownerPath) != 0 && errno != ENOENT { throw BlobStoreError.io(path: ownerPath, operation: "remove", errno: errno) }
+        try BlobStore.sync(path: root.path)
+        return true
+    }
+
     /// Whether the blob tree holds at least one blob (stops at the first).
     public func hasBlobs() throws -> Bool {
         guard access(blobsPath, F_OK) == 0 else { return false }

@@ -378,6 +378,14 @@ public final class S3BlobStore: @unchecked Sendable {
         if owner != identity { throw BlobStoreError.ownedByAnother(place: locationDescription, owner: owner) }
     }
 
+    /// Deletes the owner object if it names `identity` and no blob is stored. Returns whether it went.
+    @discardableResult
+    public func releaseOwner(_ identity: String) throws -> Bool {
+        guard try owner() == identity, try !hasBlobs() else { return false }
+        try client.delete("owner")
+        return true
+    }
+
     // MARK: Helpers
 
     /// The SHA-256, size and possible ETags of a file, read once.

@@ -94,8 +94,14 @@ public final class Library {
         do {
             return try Library(directory: directory)
         } catch {
-            // Refused (the bucket holds another library's photos, say): the files this call made
-            // go, so the folder is as it was and a corrected `init` can run.
+            // Refused (the bucket holds another library's photos, say) or failed (a full disk):
+            // the files this call made go, so the folder is as it was and a corrected `init` can
+            // run. A claim the new store made on the photo place goes too, when nothing was stored
+            // under it: kept, it would name a store that no longer exists and refuse the retry.
+            if let identity = ModelContainer.storeIdentifier(at: directory.appendingPathComponent("library.store")),
+               let backend: any BlobBackend = try? blobs.map({ try $0.backend(lockDirectory: support) }) ?? BlobStore(root: support) {
+                _ = try? backend.releaseOwner(identity)
+            }
             for name in ["library.store", "library.store-wal", "library.store-shm", BlobSettings.fileName] {
                 try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
             }

@@ -133,6 +133,16 @@ public final class ModelContainer: @unchecked Sendable {
         }
     }
 
+    /// The identity recorded in the store file at `url`, read without changing anything; nil when
+    /// there is no file, it cannot be read, or it records none. (An OpenSwiftData addition: a
+    /// caller that made a store and failed after its container claimed the blob folder uses it
+    /// to give the claim back, `BlobBackend.releaseOwner`.)
+    public static func storeIdentifier(at url: URL) -> String? {
+        guard FileManager.default.fileExists(atPath: url.path),
+              let connection = try? Connection(path: url.path, readOnly: true) else { return nil }
+        return try? StoreRecord(connection: connection).identifier()
+    }
+
     /// A container on an existing store path with no migration (for a migration stage's contexts).
     init(schema: Schema, storePath: String, backend: (any BlobBackend)? = nil) throws {
         self.schema = schema

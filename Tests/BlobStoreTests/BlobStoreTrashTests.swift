@@ -81,6 +81,22 @@ import Testing
         #expect(files(under: dir.url.appendingPathComponent("tmp")).isEmpty)
     }
 
+    /// A claim is given back only by the store that made it, and only while nothing is stored.
+    @Test func anOwnerIsReleasedOnlyByItsStoreAndOnlyWhileTheFolderHoldsNoBlob() throws {
+        let dir = TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        try store.setOwner("store-a")
+        #expect(try !store.releaseOwner("store-b"))
+        #expect(try store.owner() == "store-a")
+        #expect(try store.releaseOwner("store-a"))
+        #expect(try store.owner() == nil)
+        #expect(!FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("owner").path))
+        try store.setOwner("store-c")
+        _ = try store.put(randomData(10, seed: 6))
+        #expect(try !store.releaseOwner("store-c"))
+        #expect(try store.owner() == "store-c")
+    }
+
     /// Eight stores claim one empty folder at the same moment: exactly one is recorded, every
     /// other is told whose it is, and the winner may claim it again.
     @Test func eightClaimsAtOnceLeaveExactlyOneOwner() throws {

@@ -106,6 +106,37 @@ struct S3LibraryTests {
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: other.library.path)) ?? []).isEmpty)
     }
 
+    /// `init` whose library folder fills up after the new store claimed the bucket prefix: the
+    /// claim (the `owner` object) is given back, so the same `init` succeeds once there is room.
+    @Test(.enabled(if: canMount, "needs root and tmpfs mounts"))
+    func anInitThatFillsTheDiskGivesTheBucketPrefixBack() throws {
+        let box = Sandbox()
+        let s3 = try bucket()
+        var failures = 0
+        for kilobytes in [16, 32, 64, 96, 128, 160] {
+            let prefix = "journal\(kilobytes)"
+            let disk = box.url.appendingPathComponent("disk\(kilobytes)")
+            try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+            #expect(mount("tmpfs", disk.path, "tmpfs", 0, "size=\(kilobytes)k") == 0)
+            defer { umount2(disk.path, Int32(MNT_DETACH)) }
+            let library = disk.appendingPathComponent("lib").path
+            let arguments = ["--library", library, "init", "--blobs", "s3://\(s3.location.bucket)/journal/\(prefix)", "--endpoint", s3LibraryEndpoint!]
+            let first = try box.run(arguments)
+            #expect(mount("tmpfs", disk.path, "tmpfs", UInt(MS_REMOUNT), "size=64m") == 0)
+            if first.status != 0 {
+                failures += 1
+                #expect(first.status == 1 && first.stderr.contains("the disk holding the library is full"), "\(kilobytes) KB: \(first.stderr)")
+                #expect(try s3.list(prefix: "\(prefix)/owner").isEmpty, "\(kilobytes) KB: the claim was given back")
+                let retry = try box.run(arguments)
+                #expect(retry.status == 0, "\(kilobytes) KB: \(retry.stderr)")
+            }
+            #expect(try s3.list(prefix: "\(prefix)/owner").count == 1)
+            let imported = try box.run(["--library", library, "import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "R"])
+            #expect(imported.status == 0, "\(kilobytes) KB: \(imported.stderr)")
+        }
+        #expect(failures >= 3, "the small disks must make init fail for this test to say anything")
+    }
+
     /// The service dies in the middle of an import (a proxy in front of it that drops dead after
     /// passing on 200 KB, as a killed gateway does): the import fails saying so, no memory
     /// references a photo the bucket lacks, and the same import run again completes.
