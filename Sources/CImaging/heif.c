@@ -224,12 +224,16 @@ int img_heif_decode(const unsigned char *data, size_t size, const img_limits *li
         return result->status = IMG_ETOOLARGE;
     }
     // Nothing libheif builds from here on (a grid's canvas, each tile) may be wider or taller than
-    // the photo says it is.
+    // the photo says it is, rounded up to whole coding blocks: since Debian's libheif
+    // 1.15.1-1+deb12u2 (GHSA-v8qw-hwjv-44hw) the limit is also checked against the size the HEVC
+    // or AV1 bitstream codes, which is padded to its blocks (x265 codes a 32x48 photo as 64x64;
+    // an AV1 superblock is 128).
     int longest = coded_w > coded_h ? coded_w : coded_h;
     if (info->width > longest) longest = info->width;
     if (info->height > longest) longest = info->height;
     int cap = longest_side(limits);
-    heif_context_set_maximum_image_size_limit(ctx, longest + 1 < cap ? longest + 1 : cap);
+    int padded = (longest + 127) / 128 * 128;
+    heif_context_set_maximum_image_size_limit(ctx, padded < cap ? padded : cap);
     // The photo is always decoded as every caller will decode it (8-bit RGB, turned and cropped),
     // which proves it whole; an embedded thumbnail at least thumbnail_side large, of the photo's
     // shape, then gives the pixels returned (as vips makes a HEIC's thumbnail). A thumbnail that

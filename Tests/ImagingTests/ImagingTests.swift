@@ -98,7 +98,8 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         let wide = try reason("bad/grid-bomb-wide.heic")
         #expect(wide.hasPrefix("over the pixel limit (Image size 28001x27756 exceeds the maximum image size"), "\(wide)")
         let bomb = try reason("bad/grid-bomb.heic")
-        #expect(bomb == "over the pixel limit (Image size 28001x27756 exceeds the maximum image size 49x49)", "a grid larger than its image declares")
+        // The limit is the photo's own longest side (48) rounded up to whole coding blocks (128).
+        #expect(bomb == "over the pixel limit (Image size 28001x27756 exceeds the maximum image size 128x128)", "a grid larger than its image declares")
         #expect(try reason("bad/truncated.webp").hasPrefix("truncated WebP"))
         #expect(try reason("bad/crc.png") == "corrupt PNG: IDAT: CRC error")
         #expect(try reason("good/photo.jpg", limits: ImageLimits(maxPixels: 5000)) == "image 96x64 exceeds the 0.005 MP limit")
