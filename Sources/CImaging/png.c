@@ -123,11 +123,20 @@ static void accumulate(const unsigned char *row, int w, int k, int channels, uns
         if (channels == 3) {
             for (int x = x0; x < x1; x++, p += 3) { r += p[0]; g += p[1]; b += p[2]; }
         } else {
+            // Most pixels of most images with alpha are opaque (or fully transparent): those are
+            // added as they are (or as white), which is what the composite gives, without its
+            // multiplications (the composite loop was 6% of a corpus import's CPU).
             for (int x = x0; x < x1; x++, p += 4) {
                 unsigned a = p[3];
-                r += (p[0] * a + 255 * (255 - a) + 127) / 255;
-                g += (p[1] * a + 255 * (255 - a) + 127) / 255;
-                b += (p[2] * a + 255 * (255 - a) + 127) / 255;
+                if (a == 255) {
+                    r += p[0]; g += p[1]; b += p[2];
+                } else if (a == 0) {
+                    r += 255; g += 255; b += 255;
+                } else {
+                    r += (p[0] * a + 255 * (255 - a) + 127) / 255;
+                    g += (p[1] * a + 255 * (255 - a) + 127) / 255;
+                    b += (p[2] * a + 255 * (255 - a) + 127) / 255;
+                }
             }
         }
         sums[0] += r; sums[1] += g; sums[2] += b;

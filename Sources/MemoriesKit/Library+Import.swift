@@ -113,24 +113,26 @@ extension Library {
         var done = 0
         var start = 0
         let sizes = files.map(\.size)
-        // The next batch is read, validated and hashed on the worker threads while this thread
-        // stores the current one: decoding never waits for a save to finish.
-        func nextBatch() -> PendingBatch? {
-            guard start < files.count else { return nil }
-            let slice = Array(files[start..<Self.batchEnd(sizes, from: start, options: options)])
-            start += slice.count
-            return PendingBatch(slice) { Self.prepareBatch($0, options: options, counter: counter) }
-        }
         let counter = ProgressCounter(total: files.count, report: progress)
-        var pending = nextBatch()
-        // A failure (a full disk) must not leave a batch being decoded on other threads while the
-        // process exits: wait for it before the error goes up.
-        defer { _ = pending?.wait() }
-        while let current = pending {
-            let prepared = timed(options.stages, .waiting) { current.wait() }
+        // The files are read, validated and hashed on the worker threads, ahead of this thread's
+        // saves by at most two batches of originals: decoding never waits for a save to finish.
+        let budget = DecodeBudget(bytes: options.decodeBytes)
+        let pipeline = PreparePipeline(files: files, sizes: sizes.map { $0 <= options.maxFileSize ? $0 : 0 },
+                                       jobs: options.jobs, limit: 2 * options.batchBytes) { file in
+            let item = Self.prepare(file, options: options, budget: budget)
+            if case .image(let photo) = item { counter.add(bytes: Int64(photo.data.count)) } else { counter.add(bytes: 0) }
+            return item
+        }
+        // A failure (a full disk) must not leave files being decoded on other threads while the
+        // process exits: the workers finish first.
+        defer { pipeline.stop() }
+        while start < files.count {
+            let batch = start..<Self.batchEnd(sizes, from: start, options: options)
+            start = batch.upperBound
+            let prepared = timed(options.stages, .waiting) { pipeline.take(batch) }
+            // Its originals count against the workers' lead until it is saved (or skipped).
+            defer { pipeline.release(batch) }
             let recording = DispatchTime.now().uptimeNanoseconds
-            pending = nextBatch()
-            // What the memory holds now, committed (another process may be importing into it too).
             let stored = try memory.map { options.dryRun ? [] : try storedDigests(of: $0) } ?? []
             known.formUnion(stored)
             var inserted: [String: String] = [:]  // SHA-256 → path, to name what a save repaired
@@ -283,26 +285,6 @@ extension Library {
         return end
     }
 
-    /// Reads, validates, thumbnails and hashes a batch on `jobs` threads; results in input order.
-    static func prepareBatch(_ files: [FileWalker.Entry], options: ImportOptions, counter: ProgressCounter? = nil) -> [PreparedFile] {
-        let results = UnsafeMutableBufferPointer<PreparedFile>.allocate(capacity: files.count)
-        results.initialize(repeating: .skipped("", ""))
-        defer {
-            _ = results.deinitialize()  // releases each photo's bytes
-            results.deallocate()
-        }
-        let jobs = max(1, min(options.jobs, files.count))
-        let next = IndexDispenser()
-        let budget = DecodeBudget(bytes: options.decodeBytes)
-        DispatchQueue.concurrentPerform(iterations: jobs) { _ in
-            while let i = next.take(below: files.count) {
-                results[i] = Self.prepare(files[i], options: options, budget: budget)
-                if case .image(let photo) = results[i] { counter?.add(bytes: Int64(photo.data.count)) } else { counter?.add(bytes: 0) }
-            }
-        }
-        return Array(results)
-    }
-
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png", "heic", "heif", "hif", "avif", "webp"]
 
     static func prepare(_ file: FileWalker.Entry, options: ImportOptions, budget: DecodeBudget? = nil) -> PreparedFile {
@@ -333,39 +315,6 @@ extension Library {
         } catch {
             return .rejected(file.display, "\(error)")
         }
-    }
-}
-
-/// A batch being prepared in the background; `wait()` gives its results.
-final class PendingBatch: @unchecked Sendable {
-    private let group = DispatchGroup()
-    private var results: [Library.PreparedFile] = []
-
-    init(_ files: [FileWalker.Entry], work: @escaping ([FileWalker.Entry]) -> [Library.PreparedFile]) {
-        group.enter()
-        DispatchQueue.global(qos: .userInitiated).async {
-            self.results = work(files)
-            self.group.leave()
-        }
-    }
-
-    func wait() -> [Library.PreparedFile] {
-        group.wait()
-        defer { results = [] }
-        return results
-    }
-}
-
-/// Hands out indexes to worker threads.
-final class IndexDispenser: @unchecked Sendable {
-    private var value = 0
-    private let lock = NSLock()
-    func take(below limit: Int) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard value < limit else { return nil }
-        value += 1
-        return value - 1
     }
 }
 

@@ -25,6 +25,75 @@ import Testing
         #expect(ends == [3, 5, 6, 10, 14])
     }
 
+    /// Files of these sizes, prepared by `workers` threads through a pipeline whose lead is
+    /// `limit` bytes, taken by batches as the import takes them: returns what the work saw.
+    func runPipeline(sizes: [Int64], limit: Int64, workers: Int, batchBytes: Int64,
+                     saveDelay: useconds_t = 0) -> (order: [String], mostHeld: Int64, mostAtOnce: Int) {
+        let files = sizes.indices.map { FileWalker.Entry(path: [], display: "f\($0)", name: "f\($0)", size: sizes[$0]) }
+        let lock = NSLock()
+        var held: Int64 = 0, mostHeld: Int64 = 0, atOnce = 0, mostAtOnce = 0
+        let pipeline = PreparePipeline(files: files, sizes: sizes, jobs: workers, limit: limit) { file in
+            lock.withLock {
+                held += file.size
+                mostHeld = max(mostHeld, held)
+                atOnce += 1
+                mostAtOnce = max(mostAtOnce, atOnce)
+            }
+            usleep(UInt32(200 + file.size % 7 * 300))  // uneven work, so workers overtake each other
+            lock.withLock { atOnce -= 1 }
+            return .skipped(file.display, "")
+        }
+        var options = ImportOptions()
+        options.batchBytes = batchBytes
+        options.batchSize = 24
+        var order: [String] = []
+        var start = 0
+        while start < files.count {
+            let batch = start..<Library.batchEnd(sizes, from: start, options: options)
+            start = batch.upperBound
+            for case .skipped(let path, _) in pipeline.take(batch) { order.append(path) }
+            usleep(saveDelay)
+            lock.withLock { held -= sizes[batch].reduce(0, +) }
+            pipeline.release(batch)
+        }
+        pipeline.stop()
+        return (order, mostHeld, mostAtOnce)
+    }
+
+    /// The workers run ahead of the saves by at most the limit (a file larger than it goes alone),
+    /// never wait for a batch boundary, and the results come back in the files' order.
+    @Test func thePipelineRunsAheadWithinItsLimitAndKeepsTheOrder() {
+        let sizes: [Int64] = (0..<200).map { [10, 40, 25, 5, 60, 33][$0 % 6] } + [500] + (0..<50).map { _ in 20 }
+        let run = runPipeline(sizes: sizes, limit: 100, workers: 3, batchBytes: 50, saveDelay: 300)
+        #expect(run.order == sizes.indices.map { "f\($0)" })
+        #expect(run.mostHeld <= 500, "only the oversize file may pass the limit, and alone: \(run.mostHeld)")
+        let small = runPipeline(sizes: sizes.filter { $0 < 100 }, limit: 100, workers: 3, batchBytes: 50, saveDelay: 300)
+        #expect(small.mostHeld <= 100, "\(small.mostHeld)")
+        #expect(small.mostAtOnce > 1, "the workers overlap")
+        // One worker, a limit smaller than any file, a batch of one: still all of them, in order.
+        let tight = runPipeline(sizes: [30, 30, 30, 30], limit: 10, workers: 1, batchBytes: 1)
+        #expect(tight.order == ["f0", "f1", "f2", "f3"] && tight.mostHeld == 30)
+    }
+
+    /// `stop` returns only when no worker is preparing a file, and no file is started after it.
+    @Test func stoppingThePipelineWaitsForTheWorkersAndStartsNothingMore() {
+        let files = (0..<100).map { FileWalker.Entry(path: [], display: "f\($0)", name: "f\($0)", size: 1) }
+        let lock = NSLock()
+        var started = 0, running = 0
+        let pipeline = PreparePipeline(files: files, sizes: files.map(\.size), jobs: 2, limit: 1_000) { file in
+            lock.withLock { started += 1; running += 1 }
+            usleep(2_000)
+            lock.withLock { running -= 1 }
+            return .skipped(file.display, "")
+        }
+        _ = pipeline.take(0..<3)
+        pipeline.stop()
+        let (afterStop, stillRunning) = lock.withLock { (started, running) }
+        #expect(stillRunning == 0)
+        usleep(20_000)
+        #expect(lock.withLock { started } == afterStop && afterStop < 100)
+    }
+
     @Test func anImportInBatchesOfOneStoresEverythingOnce() throws {
         let box = Sandbox()
         let library = try Library(directory: box.library)
