@@ -155,6 +155,7 @@ var stopSignals = sigset_t()
 sigemptyset(&stopSignals)
 for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stopSignals, number) }
 pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
+reexecWithHugePagesForImport()
 boundHeapRetention()
 exit(run(Array(CommandLine.arguments.dropFirst())))
 
@@ -172,15 +173,4 @@ func asksForHelp(_ words: [String], _ command: any Command.Type) -> Bool {
         i += takesValue.contains(word) ? 2 : 1
     }
     return false
-}
-
-/// Buffers over 1 MB (a photo's bytes, a decoder's image) are mapped for themselves and given back
-/// to the system when freed. By default glibc raises that threshold up to 32 MB as such buffers are
-/// freed, and then keeps up to twice as much free memory in each thread's heap: with two import
-/// workers and the saving thread, ~100 MB more peak memory, none of it in use (docs/performance.md).
-func boundHeapRetention() {
-    // mallopt is in malloc.h, which the Glibc module does not import; M_MMAP_THRESHOLD is -3.
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-    let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
-    _ = mallopt(-3, 1 << 20)
 }

@@ -63,6 +63,26 @@ import Testing
         #expect(try !box.run("import", fixturePhotos.path, "--title", "T").stderr.contains("stages"), "only when asked")
     }
 
+    /// An import runs with glibc's transparent-huge-page tunable (it re-executes itself with it
+    /// added to GLIBC_TUNABLES), keeping the user's other tunables and a choice the user made.
+    @Test(.enabled(if: !((try? String(contentsOfFile: "/sys/kernel/mm/transparent_hugepage/enabled", encoding: .utf8))?.contains("[never]") ?? true),
+                   "needs transparent huge pages"))
+    func anImportAsksForHugePagesAndKeepsTheUsersTunables() throws {
+        let box = Sandbox()
+        func tunables(_ environment: [String: String]) throws -> String {
+            let result = try box.run(["import", fixturePhotos.path, "--title", "S"], environment: environment.merging(["MEMORIES_IMPORT_STAGES": "1"]) { $1 })
+            #expect(result.status == 0, "\(result.stderr)")
+            let line = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix("memories: stages: ") })
+            return String(try #require(line.split(separator: "; GLIBC_TUNABLES ").last))
+        }
+        #expect(try tunables([:]).hasSuffix("glibc.malloc.hugetlb=1"))
+        #expect(try tunables(["GLIBC_TUNABLES": "glibc.malloc.arena_max=4"]) == "glibc.malloc.arena_max=4:glibc.malloc.hugetlb=1")
+        #expect(try tunables(["GLIBC_TUNABLES": "glibc.malloc.hugetlb=0"]) == "glibc.malloc.hugetlb=0")
+        // Other commands are not re-executed.
+        let list = try box.run(["list"], environment: ["GLIBC_TUNABLES": "glibc.malloc.arena_max=4"])
+        #expect(list.status == 0)
+    }
+
     @Test func aProgressBarOnlyOnATerminal() throws {
         let box = Sandbox()
         let plain = try box.run("import", fixturePhotos.path, "--title", "T")

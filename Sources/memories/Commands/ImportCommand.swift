@@ -61,7 +61,10 @@ enum ImportCommand: Command {
         if lib.created && !quiet { Output.error("created a new library at \(Output.escaped(lib.directory.path))") }
         let report = try lib.importPhotos(arguments.positionals, options: options) { progress.update($0, $1, bytes: $2) }
         progress.finish()
-        if let stages = options.stages { Output.error("stages: " + stages.summary) }
+        if let stages = options.stages {
+            // The heap's tunables too: an import sets glibc.malloc.hugetlb (Heap.swift).
+            Output.error("stages: " + stages.summary + "; GLIBC_TUNABLES " + (ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] ?? "unset"))
+        }
         if arguments.has("json") {
             try Output.json(report)
         } else {
