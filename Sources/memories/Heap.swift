@@ -13,28 +13,52 @@ func boundHeapRetention() {
     _ = mallopt(-3, 1 << 20)
 }
 
+/// Whether this process is the import's second start (see `reexecWithHugePagesForImport`).
+nonisolated(unsafe) var heapReexecuted = false
+
 /// An import runs again at once with glibc's `glibc.malloc.hugetlb=1` tunable (read from the
 /// environment only as a program starts, hence the re-exec): glibc then asks for transparent huge
 /// pages (`madvise(MADV_HUGEPAGE)`) for the large buffers it maps, the decoders' among them (a
 /// progressive JPEG's coefficients, zeroed by libjpeg: ~950 MB over the benchmark corpus). Minor
 /// page faults 330,000 -> 95,000 and the import 6-7% faster (docs/performance.md). Nothing else
-/// changes: the same program, arguments, open files and process id.
+/// changes: the same program, arguments, open files (none yet) and process id.
 ///
-/// Skipped when GLIBC_TUNABLES already names the tunable (set either way: the user's choice, and
-/// what keeps this from running twice), when the system never gives transparent huge pages, and
-/// for every other command (a re-exec costs ~10 ms). If the exec fails, the import goes on as it is.
+/// Skipped when GLIBC_TUNABLES already names the tunable (the user's choice), when the system
+/// never gives transparent huge pages, for every other command (a re-exec costs ~10 ms), when the
+/// program runs with privileges (setuid, setgid or file capabilities: glibc then drops the tunable,
+/// so it would never be seen to be set) and when it was started by naming the dynamic loader
+/// (`ld.so memories …`: /proc/self/exe is the loader then). MEMORIES_HEAP_REEXEC marks the second
+/// start, so there is never a third; if the exec fails, the import goes on as it is, with the
+/// environment as it was.
 func reexecWithHugePagesForImport() {
+    let marker = "MEMORIES_HEAP_REEXEC"
+    if getenv(marker) != nil {
+        unsetenv(marker)
+        heapReexecuted = true
+        return
+    }
     var args = CommandLine.arguments.dropFirst()
     while let first = args.first, first.hasPrefix("--library") {
         args.removeFirst()
         if first == "--library" { args = args.dropFirst() }
     }
-    guard args.first == "import" else { return }
+    guard args.first == "import", auxiliaryValue(23 /* AT_SECURE */) == 0, auxiliaryValue(7 /* AT_BASE */) != 0 else { return }
     let key = "glibc.malloc.hugetlb"
-    let tunables = ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] ?? ""
+    let previous = ProcessInfo.processInfo.environment["GLIBC_TUNABLES"]
+    let tunables = previous ?? ""
     guard !tunables.contains(key),
           let mode = try? String(contentsOfFile: "/sys/kernel/mm/transparent_hugepage/enabled", encoding: .utf8),
           !mode.contains("[never]") else { return }
     setenv("GLIBC_TUNABLES", tunables.isEmpty ? "\(key)=1" : "\(tunables):\(key)=1", 1)
+    setenv(marker, "1", 1)
     execv("/proc/self/exe", CommandLine.unsafeArgv)
+    // Still here: the exec failed (no /proc, a sandbox that forbids it).
+    unsetenv(marker)
+    if let previous { setenv("GLIBC_TUNABLES", previous, 1) } else { unsetenv("GLIBC_TUNABLES") }
+}
+
+/// getauxval(3) (in sys/auxv.h, which the Glibc module does not import); nil if it cannot be found.
+private func auxiliaryValue(_ type: UInt) -> UInt? {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "getauxval") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UInt) -> UInt).self)(type)
 }

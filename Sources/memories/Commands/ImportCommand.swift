@@ -63,7 +63,8 @@ enum ImportCommand: Command {
         progress.finish()
         if let stages = options.stages {
             // The heap's tunables too: an import sets glibc.malloc.hugetlb (Heap.swift).
-            Output.error("stages: " + stages.summary + "; GLIBC_TUNABLES " + (ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] ?? "unset"))
+            Output.error("stages: " + stages.summary + "; heap: re-executed " + (heapReexecuted ? "yes" : "no")
+                         + ", GLIBC_TUNABLES " + (ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] ?? "unset"))
         }
         if arguments.has("json") {
             try Output.json(report)
