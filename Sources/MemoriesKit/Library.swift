@@ -79,6 +79,16 @@ public final class Library {
             throw LibraryError.libraryExists(directory.path)
         }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // The store file is made first, exclusively: of two inits in one folder at once, exactly
+        // one goes on, and the other is told the folder holds a library (it must not go on to
+        // open, or on failure remove, the store the first is making).
+        let store = directory.appendingPathComponent("library.store")
+        let made = open(store.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard made >= 0 else {
+            if errno == EEXIST { throw LibraryError.libraryExists(directory.path) }
+            throw BlobStoreError.io(path: store.path, operation: "create", errno: errno)
+        }
+        close(made)
         let support = directory.appendingPathComponent(".library_SUPPORT")
         let supportExisted = FileManager.default.fileExists(atPath: support.path)
         if let blobs {
@@ -86,12 +96,13 @@ public final class Library {
             do {
                 _ = try blobs.backend(lockDirectory: support).client.list(prefix: "sha256/", limit: 1)
             } catch {
+                try? FileManager.default.removeItem(at: store)
                 if !supportExisted { try? FileManager.default.removeItem(at: support) }
                 throw error
             }
-            try blobs.write(to: directory)
         }
         do {
+            try blobs?.write(to: directory)
             return try Library(directory: directory)
         } catch {
             // Refused (the bucket holds another library's photos, say) or failed (a full disk):

@@ -83,6 +83,28 @@ let canMount: Bool = {
         #expect(failures >= 8, "the small disks must make init fail for this test to say anything")
     }
 
+    /// Two `init`s in one folder at the same moment: exactly one makes the library, the other is
+    /// told the folder holds one, and the library is whole. (Both used to pass the existence check,
+    /// so both said they had made it, and a failing one would have removed the other's store.)
+    @Test func twoInitsAtOnceMakeOneLibraryAndTheOtherIsRefused() throws {
+        let box = Sandbox()
+        for round in 0..<12 {
+            let library = box.url.appendingPathComponent("lib\(round)").path
+            let both = (0..<2).map { _ in box.start(["--library", library, "init"]) }
+            var statuses: [Int32] = []
+            var messages: [String] = []
+            for started in both {
+                _ = started.out.fileHandleForReading.readDataToEndOfFile()
+                messages.append(String(decoding: started.err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+                started.process.waitUntilExit()
+                statuses.append(started.process.terminationStatus)
+            }
+            #expect(statuses.sorted() == [0, 1], "round \(round): \(statuses) \(messages)")
+            #expect(messages.contains { $0.contains("already holds a library") }, "round \(round): \(messages)")
+            #expect(try box.run(["--library", library, "verify"]).status == 0)
+        }
+    }
+
     @Test func aDamagedLibraryIsReportedPreciselyAndNothingCrashes() throws {
         let box = Sandbox()
         let imported = try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "R", "--json").json(ImportJSON.self)
