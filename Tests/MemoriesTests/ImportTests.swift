@@ -80,19 +80,27 @@ import Testing
         // Started by naming the dynamic loader, /proc/self/exe is the loader: no re-exec.
         let loader = "/lib64/ld-linux-x86-64.so.2"
         if FileManager.default.isExecutableFile(atPath: loader) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: loader)
-            process.arguments = [packageRoot.appendingPathComponent(".build/debug/memories").path, "--library", box.url.appendingPathComponent("viald").path,
-                                 "import", fixturePhotos.path, "--title", "L"]
-            process.environment = ProcessInfo.processInfo.environment.merging(["MEMORIES_IMPORT_STAGES": "1"]) { $1 }
-            let err = Pipe()
-            process.standardError = err
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0 && stderr.contains("heap: re-executed no"), "\(stderr)")
+            let viaLoader = try Self.runStages(URL(fileURLWithPath: loader), [packageRoot.appendingPathComponent(".build/debug/memories").path,
+                                               "--library", box.url.appendingPathComponent("viald").path, "import", fixturePhotos.path, "--title", "L"])
+            #expect(viaLoader.exited && viaLoader.status == 0 && viaLoader.stderr.contains("heap: re-executed no"), "\(viaLoader.stderr)")
         }
+    }
+
+    /// Runs `executable` with MEMORIES_IMPORT_STAGES=1, stopped after a minute if it is still running
+    /// (the bug these tests guard against was an endless loop of execs).
+    static func runStages(_ executable: URL, _ arguments: [String]) throws -> (exited: Bool, status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["MEMORIES_IMPORT_STAGES": "1"]) { $1 }
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if process.isRunning { process.terminate() } }
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationReason == .exit, process.terminationStatus, stderr)
     }
 
     static let hugePagesAvailable = !((try? String(contentsOfFile: "/sys/kernel/mm/transparent_hugepage/enabled", encoding: .utf8))?.contains("[never]") ?? true)
@@ -112,21 +120,9 @@ import Testing
         chmod(photo.path, 0o644)
         #expect(chown(binary.path, 65534, 65534) == 0)
         #expect(chmod(binary.path, 0o4755) == 0)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--library", open.appendingPathComponent("lib").path, "import", photo.path, "--title", "P"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["MEMORIES_IMPORT_STAGES": "1"]) { $1 }
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        // A watchdog: the bug was an endless loop of execs.
-        let deadline = DispatchTime.now() + 60
-        DispatchQueue.global().asyncAfter(deadline: deadline) { if process.isRunning { process.terminate() } }
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(stderr)")
-        #expect(stderr.contains("heap: re-executed no"), "\(stderr)")
+        let run = try Self.runStages(binary, ["--library", open.appendingPathComponent("lib").path, "import", photo.path, "--title", "P"])
+        #expect(run.exited && run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("heap: re-executed no"), "\(run.stderr)")
     }
 
     @Test func aProgressBarOnlyOnATerminal() throws {
