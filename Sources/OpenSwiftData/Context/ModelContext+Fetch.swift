@@ -261,6 +261,13 @@ extension ModelContext {
     func materialize<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, from statement: Statement, group: FetchGroup,
                                          rows: RowTable, fresh: Bool = false, plan: [Schema.Entity.ReadStep]? = nil) throws -> T {
         let key = RegistryKey(entity: ObjectIdentifier(T.self), primaryKey: statement.int64(0))
+        // Keys below 1 are the models not saved yet (0, then -1, -2, …): a row with one (SQLite
+        // gives them only to rows another program wrote with them) would be taken for such a model,
+        // its relationships read as empty and its key shared with a new model's. Refused by name.
+        guard key.primaryKey > 0 else {
+            throw ModelError.corruptValue(model: entity.name, property: "_pk", stored: "\(key.primaryKey) (a key below 1, written by another program; "
+                                          + "OpenSwiftData keeps those for models not saved yet: give the row a positive key)")
+        }
         group.keys.append(key.primaryKey)
         if !fresh, !pendingByKey.isEmpty, let pending = pendingByKey[key] {
             if pending.persistentBackingData.fetchGroup == nil { pending.persistentBackingData.fetchGroup = group }
