@@ -108,6 +108,15 @@ extension Library {
         if !blobs.inTrash.isEmpty {
             problems.append("\(blobs.inTrash.count) missing photos are in the trash: `memories gc` puts them back")
         }
+        // Rows with a key below 1 (another program wrote them): OpenSwiftData refuses to read them,
+        // so the memories and photos they are would be missing from every command.
+        for (model, table) in [("memories", "Memory"), ("photos", "MemoryImage")] {
+            let count = try context.query("SELECT count(*) FROM \"\(table)\" WHERE _pk < 1").first?.first?.int64Value ?? 0
+            if count > 0 {
+                problems.append("rows of \(model) with a key below 1 (written by another program) cannot be read: \(count) in table \(table); "
+                                + "give them positive keys (`_pk`), or restore library.store from a backup")
+            }
+        }
         return VerifyReport(ok: integrity == "ok" && blobs.isHealthy && problems.isEmpty, blobsChecked: blobs.checked,
                             missing: blobs.missing.map(\.hex), corrupt: blobs.corrupt.map(\.hex), inTrash: blobs.inTrash.map(\.hex),
                             orphans: blobs.unexpected.count, trashBlobs: blobs.trash.count, trashBytes: blobs.trash.bytes,

@@ -79,9 +79,21 @@ public final class Library {
             throw LibraryError.libraryExists(directory.path)
         }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        // The store file is made first, exclusively: of two inits in one folder at once, exactly
-        // one goes on, and the other is told the folder holds a library (it must not go on to
-        // open, or on failure remove, the store the first is making).
+        let support = directory.appendingPathComponent(".library_SUPPORT")
+        let supportExisted = FileManager.default.fileExists(atPath: support.path)
+        if let blobs {
+            // The bucket must answer before anything is recorded (an answer can take the
+            // client's whole timeout: an init stopped meanwhile leaves no store file behind).
+            do {
+                _ = try blobs.backend(lockDirectory: support).client.list(prefix: "sha256/", limit: 1)
+            } catch {
+                if !supportExisted { try? FileManager.default.removeItem(at: support) }
+                throw error
+            }
+        }
+        // The store file is made exclusively: of two inits in one folder at once, exactly one
+        // goes on, and the other is told the folder holds a library (it must not go on to open,
+        // or on failure remove, the store the first is making).
         let store = directory.appendingPathComponent("library.store")
         let made = open(store.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard made >= 0 else {
@@ -89,18 +101,6 @@ public final class Library {
             throw BlobStoreError.io(path: store.path, operation: "create", errno: errno)
         }
         close(made)
-        let support = directory.appendingPathComponent(".library_SUPPORT")
-        let supportExisted = FileManager.default.fileExists(atPath: support.path)
-        if let blobs {
-            // The bucket must answer before anything is recorded.
-            do {
-                _ = try blobs.backend(lockDirectory: support).client.list(prefix: "sha256/", limit: 1)
-            } catch {
-                try? FileManager.default.removeItem(at: store)
-                if !supportExisted { try? FileManager.default.removeItem(at: support) }
-                throw error
-            }
-        }
         do {
             try blobs?.write(to: directory)
             return try Library(directory: directory)

@@ -227,6 +227,24 @@ import Testing
         #expect(report.problems.contains { $0.hasPrefix("IMG_0001.jpg in 'Rome'") } && report.problems.contains { $0.hasPrefix("IMG_0002.jpg in 'Rome'") })
     }
 
+    /// A photo row another program wrote with a key below 1 cannot be read (OpenSwiftData refuses
+    /// it): `verify` names it as a problem instead of calling the library healthy.
+    @Test func verifyNamesRowsWithKeysBelowOne() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome").status == 0)
+        #expect(try box.run("verify").status == 0)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        p.arguments = [box.library.appendingPathComponent("library.store").path,
+                       "PRAGMA foreign_keys=OFF; UPDATE MemoryImage SET _pk = -5 WHERE _pk = (SELECT min(_pk) FROM MemoryImage)"]
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let verify = try box.run("verify", "--json")
+        let report = try verify.json(VerifyJSON.self)
+        #expect(verify.status == 1 && report.problems.contains { $0.hasPrefix("rows of photos with a key below 1 (written by another program) cannot be read: 1 in table MemoryImage") }, "\(report.problems)")
+    }
+
     @Test func aPhotoWithoutAThumbnailIsShownInTheGalleryByItself() {
         let file = ExportManifest.File(file: "a b.jpg", thumbnail: nil, originalFilename: "a b.jpg", sha256: "", format: "jpeg",
                                        width: 1, height: 1, bytes: 1, takenAt: nil)

@@ -248,6 +248,16 @@ struct S3LibraryTests {
         let text = try String(contentsOf: settings, encoding: .utf8)
         try text.replacingOccurrences(of: s3LibraryEndpoint!, with: "http://127.0.0.1:\(silent.port)").write(to: settings, atomically: true, encoding: .utf8)
         let hung = try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome", environment: ["MEMORIES_S3_TIMEOUT": "1"])
+        // An init stopped while it waits for the bucket to answer leaves nothing behind (a store
+        // file made first would have made every later init say the folder holds a library).
+        let other = box.url.appendingPathComponent("other")
+        let waiting = box.start(["--library", other.path, "init", "--blobs", "s3://\(s3.location.bucket)/other",
+                                 "--endpoint", "http://127.0.0.1:\(silent.port)"], environment: ["MEMORIES_S3_TIMEOUT": "20"])
+        usleep(700_000)
+        waiting.process.terminate()
+        waiting.process.waitUntilExit()
+        #expect(!FileManager.default.fileExists(atPath: other.appendingPathComponent("library.store").path))
+        #expect(try box.run(["--library", other.path, "init", "--blobs", "s3://\(s3.location.bucket)/other", "--endpoint", s3LibraryEndpoint!]).status == 0)
         silent.stop()
         #expect(hung.status == 1 && hung.stderr.contains("stopped answering"), "\(hung.stderr)")
         try text.write(to: settings, atomically: true, encoding: .utf8)

@@ -18,6 +18,9 @@ extension ModelContext {
             let query = try SelectQuery(descriptor, entity: entity)
             let statement = try connection.statement(query.sql(columns: partial?.selectList ?? entity.selectList))
             try statement.bind(query.bindings)
+            // Reset on every way out: a statement left stepping keeps the connection's read
+            // snapshot, and the context would go on reading the store as it was.
+            defer { statement.reset() }
             // Collected as [AnyObject]: appending to a [T] in this unspecialized generic code asks
             // the runtime for Array<T>'s metadata on every row (~330 instructions, 3% of a fetch).
             // (PersistentModel is class-bound, so an element is one reference either way.)
@@ -31,7 +34,6 @@ extension ModelContext {
                 objects.append(try materialize(T.self, entity: entity, from: statement, group: group, rows: rows, fresh: fresh,
                                                plan: partial?.plan ?? entity.readPlan))
             }
-            statement.reset()
             // Every element is a T (materialize returns one): the buffer is reinterpreted, as the
             // standard library's own class-array casts do, instead of copied by an unspecialized map.
             return unsafeBitCast(objects, to: [T].self)
@@ -105,10 +107,9 @@ extension ModelContext {
                 : "SELECT count(*) FROM (\(query.sql(columns: "\(PredicateTranslator.rootAlias).\"_pk\"")))"
             let statement = try connection.statement(sql)
             try statement.bind(query.bindings)
+            defer { statement.reset() }
             _ = try statement.step()
-            let count = Int(statement.int64(0))
-            statement.reset()
-            return count
+            return Int(statement.int64(0))
         }
     }
 
@@ -141,9 +142,9 @@ extension ModelContext {
         let query = try SelectQuery(descriptor, entity: entity)
         let statement = try connection.statement(query.sql(columns: "\(PredicateTranslator.rootAlias).\"_pk\""))
         try statement.bind(query.bindings)
+        defer { statement.reset() }
         var keys: [Int64] = []
         while try statement.step() { keys.append(statement.int64(0)) }
-        statement.reset()
         return keys
     }
 
@@ -162,13 +163,13 @@ extension ModelContext {
         if !missing.isEmpty {
             // One statement for any number of keys: they go in as one JSON array.
             let statement = try rowsStatement(entity, keys: missing)
+            defer { statement.reset() }
             let group = FetchGroup()
             let rows = registry.rows(of: ObjectIdentifier(T.self))
             while try statement.step() {
                 let model = try materialize(T.self, entity: entity, from: statement, group: group, rows: rows)
                 found[model.persistentBackingData.primaryKey] = model
             }
-            statement.reset()
         }
         return keys.compactMap { found[$0] }
     }
@@ -217,6 +218,7 @@ extension ModelContext {
         let statement = try connection.statement(
             "SELECT \(entity.selectList)\(ownColumn == nil ? ", \(ownerColumn)" : "") \(linkRows.from) WHERE \(ownerColumn) \(condition) ORDER BY \(order)")
         try statement.bind(bindings)
+        defer { statement.reset() }
         let ownerIndex = Int32(ownColumn ?? Int(statement.columnCount) - 1)
         var result: [Int64: [AnyObject]] = [:]
         let group = FetchGroup()
@@ -236,6 +238,10 @@ extension ModelContext {
             models.reserveCapacity(count)
         }
         while try statement.step() {
+            // A key stored as text (a damaged store) sorts after every number, so a range scan's
+            // `>=` lets it through; read as a number it would name some owner: skipped. (The type
+            // is asked before the value is read: reading converts it.)
+            if asked != nil && !statement.isInteger(ownerIndex) { continue }
             let rowOwner = statement.int64(ownerIndex)
             if let asked {
                 // At or above the range's low end by the statement; checked all the same (a
@@ -250,7 +256,6 @@ extension ModelContext {
             models.append(model)
         }
         if !models.isEmpty { flush() }
-        statement.reset()
         return result
     }
 

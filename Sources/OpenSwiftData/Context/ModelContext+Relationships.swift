@@ -63,6 +63,9 @@ extension ModelContext {
             loadErrorHandler(error)
             if case .toMany = property.kind { backing.values[index] = property.emptyArray() }
             if property.isExternalStorage { backing.values[index] = property.nilValue() ?? Data() }
+            // A to-one whose row could not be read reads as nil (the fault left in place was cast
+            // to the model's type by the getter: a crash).
+            if backing.values[index] is ToOneFault { backing.values[index] = property.nilValue() }
         }
     }
 
