@@ -23,6 +23,13 @@ import Testing
         return c
     }
 
+    /// The store, closed, for editing by hand: SQL on it, and the name of Pet's owner column.
+    func handEdited(_ dir: TemporaryDirectory) throws -> (probe: SQLiteProbe, ownerColumn: String) {
+        _ = try store(dir)
+        let probe = SQLiteProbe(dir.store())
+        return (probe, try probe.scalar("SELECT name FROM pragma_table_info('Pet') WHERE name LIKE '%owner%'"))
+    }
+
     /// Loads the pets of the owners `predicate` picks; returns each owner's pets' names and the SQL.
     func load(_ c: ModelContainer, _ predicate: Predicate<Owner>) throws -> (pets: [String: [String]], sql: [String]) {
         let context = ModelContext(c)
@@ -53,9 +60,7 @@ import Testing
     /// not computed by an overflowing subtraction (that trapped): the owners are looked up one by one.
     @Test func ownerKeysAtBothEndsOfInt64AreRefusedOrLookedUpNotSubtracted() throws {
         let dir = TemporaryDirectory()
-        _ = try store(dir)
-        let probe = SQLiteProbe(dir.store())
-        let column = try probe.scalar("SELECT name FROM pragma_table_info('Pet') WHERE name LIKE '%owner%'")
+        let (probe, column) = try handEdited(dir)
         // Keys 2 and 3 ("far 1", "even 2"): the first owner walked ("even 0", key 1) loads them as its mates.
         for (old, new) in [("2", "-9223372036854775807"), ("3", "9223372036854775807")] {
             try probe.execute("PRAGMA foreign_keys=OFF; UPDATE Owner SET _pk = \(new) WHERE _pk = \(old); UPDATE Pet SET \(column) = \(new) WHERE \(column) = \(old)")
@@ -78,9 +83,7 @@ import Testing
     /// its owner as nil, reported to `loadErrorHandler` (the fault left in place crashed the getter).
     @Test func aRefusedRowLeavesNoStaleSnapshotAndItsReferrersReadNil() throws {
         let dir = TemporaryDirectory()
-        _ = try store(dir)
-        let probe = SQLiteProbe(dir.store())
-        let column = try probe.scalar("SELECT name FROM pragma_table_info('Pet') WHERE name LIKE '%owner%'")
+        let (probe, column) = try handEdited(dir)
         try probe.execute("PRAGMA foreign_keys=OFF; UPDATE Owner SET _pk = -5 WHERE _pk = 2; UPDATE Pet SET \(column) = -5 WHERE \(column) = 2")
         let c = try container(Owner.self, Pet.self, at: dir.store())
         let context = ModelContext(c)
@@ -100,9 +103,7 @@ import Testing
     /// text sorts after every number) does not give the pet to owner 5.
     @Test func aForeignKeyStoredAsTextIsNotReadAsANumber() throws {
         let dir = TemporaryDirectory()
-        _ = try store(dir)
-        let probe = SQLiteProbe(dir.store())
-        let column = try probe.scalar("SELECT name FROM pragma_table_info('Pet') WHERE name LIKE '%owner%'")
+        let (probe, column) = try handEdited(dir)
         try probe.execute("PRAGMA foreign_keys=OFF; UPDATE Pet SET \(column) = '5x' WHERE name = '299-a'")
         let (pets, sql) = try load(try container(Owner.self, Pet.self, at: dir.store()), #Predicate { $0.name.starts(with: "") })
         #expect(sql.first?.contains(">= ?") == true, "\(sql)")
