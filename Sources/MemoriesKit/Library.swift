@@ -13,6 +13,9 @@ public final class Library {
     public let container: ModelContainer
     /// The context every method works in (one thread at a time).
     public let context: ModelContext
+    /// What could not be read on first access (a relationship whose rows are refused, a value whose
+    /// blob is missing): the property read as empty, and the command must not report success.
+    public private(set) var loadFailures: [Error] = []
 
     /// `library.store` in `directory`.
     public var storeURL: URL { directory.appendingPathComponent("library.store") }
@@ -64,6 +67,11 @@ public final class Library {
         }
         if let problem = container.identityProblem { throw problem }
         context = ModelContext(container)
+        let printing = context.loadErrorHandler
+        context.loadErrorHandler = { [weak self] error in
+            printing(error)
+            self?.loadFailures.append(error)
+        }
         if !readOnly && container.writeRefusal == nil {
             try SearchIndex.install(on: context)
             try MemoryStats.install(on: context)

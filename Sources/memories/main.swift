@@ -94,10 +94,21 @@ func run(_ args: [String]) -> Int32 {
         let directory = (arguments.value("library") ?? libraryPath).map { URL(fileURLWithPath: $0) } ?? Library.defaultDirectory()
         // `init` makes a library rather than opening one.
         if command == InitCommand.self { return try InitCommand.create(arguments, directory: directory) }
-        return try command.run(arguments) {
+        var opened: Library?
+        let code = try command.run(arguments) {
             // Only `import` makes a library: every other command on a folder without one says so.
-            try Library(directory: directory, readOnly: readOnlyCommands.contains(command.name), create: command.name == "import")
+            let library = try Library(directory: directory, readOnly: readOnlyCommands.contains(command.name), create: command.name == "import")
+            opened = library
+            return library
         }
+        // A part of the library that could not be read (each said above) read as empty: the
+        // command did not see everything, so it does not report success.
+        if let failures = opened?.loadFailures, !failures.isEmpty, code == ExitCode.success {
+            Output.error("\(failures.count == 1 ? "a part" : "\(failures.count) parts") of the library could not be read (above), so this may be "
+                         + "incomplete; `memories verify` says more")
+            return ExitCode.failure
+        }
+        return code
     } catch let error as UsageError {
         Output.error("\(error.message)\nUsage: \(command.usage)")
         return ExitCode.usage

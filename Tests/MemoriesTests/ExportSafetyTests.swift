@@ -228,7 +228,8 @@ import Testing
     }
 
     /// A photo row another program wrote with a key below 1 cannot be read (OpenSwiftData refuses
-    /// it): `verify` names it as a problem instead of calling the library healthy.
+    /// it): `verify` names it as a problem instead of calling the library healthy, and the commands
+    /// that would have listed it fail saying so.
     @Test func verifyNamesRowsWithKeysBelowOne() throws {
         let box = Sandbox()
         #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome").status == 0)
@@ -243,6 +244,13 @@ import Testing
         let verify = try box.run("verify", "--json")
         let report = try verify.json(VerifyJSON.self)
         #expect(verify.status == 1 && report.problems.contains { $0.hasPrefix("rows of photos with a key below 1 (written by another program) cannot be read: 1 in table MemoryImage") }, "\(report.problems)")
+        // `show` and `export` cannot list the memory's photos (its relationship is refused): they
+        // say so and fail, instead of showing or exporting no photos as a success.
+        for command in [["show", "Rome"], ["export", "Rome", box.url.appendingPathComponent("out").path]] {
+            let result = try box.run(command)
+            #expect(result.status == 1 && result.stderr.contains("_pk cannot be read: -5")
+                    && result.stderr.contains("of the library could not be read"), "\(command): \(result.stderr)")
+        }
     }
 
     @Test func aPhotoWithoutAThumbnailIsShownInTheGalleryByItself() {
