@@ -126,3 +126,61 @@ import Testing
     @Attribute(.externalStorage) var image: Data?
     init(name: String, image: Data?) { self.name = name; self.image = image }
 }
+
+/// A save whose blob writer fails part way (a bucket refusing an upload while others are in
+/// flight) ends the write session before the error goes up: the uploads still running are waited
+/// for and the write lock is released. (It was left open: the program exited with uploads still
+/// hashing, which crashed in OpenSSL, and an app would have kept the lock.)
+@Suite struct FailedPutTests {
+    final class FailingWriter: BlobWriter {
+        var puts = 0, finished = false
+        func put(_ data: Data, digest: BlobDigest?) throws -> BlobDigest {
+            puts += 1
+            if puts == 2 { throw BlobStoreError.io(path: "bucket", operation: "upload", errno: EIO) }
+            return digest ?? SHA256.digest(data)
+        }
+        func commit() throws {}
+        func finish() { finished = true }
+        var repaired: [BlobDigest] { [] }
+    }
+
+    /// A local blob folder whose writer is `writer`.
+    final class FailingBackend: BlobBackend, @unchecked Sendable {
+        let inner: BlobStore, writer = FailingWriter()
+        init(_ inner: BlobStore) { self.inner = inner }
+        var locationDescription: String { inner.locationDescription }
+        var isReadOnly: Bool { inner.isReadOnly }
+        func makeWriter() throws -> any BlobWriter { writer }
+        func readVerified(_ digest: BlobDigest) throws -> Data { try inner.readVerified(digest) }
+        func readVerified(_ digest: BlobDigest, chunk: (UnsafeRawBufferPointer) throws -> Void) throws { try inner.readVerified(digest, chunk: chunk) }
+        func ensure(_ digest: BlobDigest, from data: Data) throws -> BlobStore.EnsureOutcome { try inner.ensure(digest, from: data) }
+        func remove(_ candidates: Set<BlobDigest>, lockTimeout: TimeInterval, isReferenced: (BlobDigest) throws -> Bool) throws -> Int {
+            try inner.remove(candidates, lockTimeout: lockTimeout, isReferenced: isReferenced)
+        }
+        func sweep(gracePeriod: TimeInterval, trashGracePeriod: TimeInterval, pruneNow: Bool, dryRun: Bool,
+                   referenced: () throws -> Set<BlobDigest>) throws -> BlobStore.SweepReport {
+            try inner.sweep(gracePeriod: gracePeriod, trashGracePeriod: trashGracePeriod, pruneNow: pruneNow, dryRun: dryRun, referenced: referenced)
+        }
+        func verify(expected: (() throws -> Set<BlobDigest>)?, jobs: Int, quick: Bool, progress: ((Int, Int, Int64) -> Void)?) throws -> BlobStore.VerifyReport {
+            try inner.verify(expected: expected, jobs: jobs, quick: quick, progress: progress)
+        }
+        func owner() throws -> String? { try inner.owner() }
+        func setOwner(_ identity: String) throws { try inner.setOwner(identity) }
+        func releaseOwner(_ identity: String) throws -> Bool { try inner.releaseOwner(identity) }
+        func hasBlobs() throws -> Bool { try inner.hasBlobs() }
+        func movedTo() throws -> String? { try inner.movedTo() }
+        func setMoved(_ place: String?) throws { try inner.setMoved(place) }
+    }
+
+    @Test func aFailedPutEndsTheWriteSessionBeforeTheErrorGoesUp() throws {
+        let dir = TemporaryDirectory()
+        let backend = FailingBackend(try BlobStore(root: dir.url.appendingPathComponent("blobs")))
+        let schema = Schema([Poster.self])
+        var configuration = ModelConfiguration(schema: schema, url: dir.store())
+        configuration.blobBackend = backend
+        let context = ModelContext(try ModelContainer(for: schema, configurations: [configuration]))
+        for i in 0..<3 { context.insert(Poster(name: "p\(i)", image: Data("image \(i)".utf8))) }
+        #expect(throws: BlobStoreError.self) { try context.save() }
+        #expect(backend.writer.puts == 2 && backend.writer.finished, "puts \(backend.writer.puts), finished \(backend.writer.finished)")
+    }
+}

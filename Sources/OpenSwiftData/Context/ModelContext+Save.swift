@@ -46,16 +46,25 @@ extension ModelContext {
     func writeExternalValues() throws -> ExternalStorage.Writer? {
         guard let external = container.external else { return nil }
         var writer: ExternalStorage.Writer?
-        for model in pendingWrites {
-            let backing = model.persistentBackingData
-            guard let entity = backing.entity, !entity.externals.isEmpty else { continue }
-            for property in entity.externals where backing.state == .inserted || backing.changed.contains(property.index) {
-                guard let data = backing.values[property.index].flatMap({ $0 as? Data }) else { continue }
-                if writer == nil { writer = try ExternalStorage.Writer(external) }
-                backing.pendingDigests[property.index] = try writer!.put(data, digest: knownDigests.take(data))
+        do {
+            for model in pendingWrites {
+                let backing = model.persistentBackingData
+                guard let entity = backing.entity, !entity.externals.isEmpty else { continue }
+                for property in entity.externals where backing.state == .inserted || backing.changed.contains(property.index) {
+                    guard let data = backing.values[property.index].flatMap({ $0 as? Data }) else { continue }
+                    if writer == nil { writer = try ExternalStorage.Writer(external) }
+                    backing.pendingDigests[property.index] = try writer!.put(data, digest: knownDigests.take(data))
+                }
             }
+            try writer?.commit()
+        } catch {
+            // A put that failed (a bucket's upload refused, say) leaves the others in flight and
+            // the write lock held: both end before the error goes up. (Left running, an upload
+            // was still hashing when the program exited, and OpenSSL, already shut down, made
+            // it crash; in an app the lock would have stayed taken.)
+            writer?.finish()
+            throw error
         }
-        try writer?.commit()
         return writer
     }
 
