@@ -33,6 +33,10 @@ public struct ImportOptions {
     /// A photo larger than this is rejected with its size, unread (files that are not photos are
     /// skipped whatever their size, after reading their first bytes).
     public var maxFileSize: Int64 = ImportOptions.defaultMaxFileSize
+
+    /// The bytes a file of `size` holds in memory while imported: none when it is over
+    /// `maxFileSize` (refused unread). Batches and the workers' lead are bounded by it.
+    func heldBytes(_ size: Int64) -> Int64 { size <= maxFileSize ? size : 0 }
     /// 512 MiB.
     public static let defaultMaxFileSize: Int64 = 512 << 20
     /// Where the time goes, when set (`MEMORIES_IMPORT_STAGES=1` in the command line program).
@@ -117,7 +121,7 @@ extension Library {
         // The files are read, validated and hashed on the worker threads, ahead of this thread's
         // saves by at most two batches of originals: decoding never waits for a save to finish.
         let budget = DecodeBudget(bytes: options.decodeBytes)
-        let pipeline = PreparePipeline(files: files, sizes: sizes.map { $0 <= options.maxFileSize ? $0 : 0 },
+        let pipeline = PreparePipeline(files: files, sizes: sizes.map(options.heldBytes),
                                        jobs: options.jobs, limit: 2 * options.batchBytes) { file in
             let item = Self.prepare(file, options: options, budget: budget)
             if case .image(let photo) = item { counter.add(bytes: Int64(photo.data.count)) } else { counter.add(bytes: 0) }
@@ -277,7 +281,7 @@ extension Library {
     static func batchEnd(_ sizes: [Int64], from start: Int, options: ImportOptions) -> Int {
         var end = start, bytes: Int64 = 0
         while end < sizes.count && end - start < max(1, options.batchSize) {
-            let size = sizes[end] <= options.maxFileSize ? sizes[end] : 0
+            let size = options.heldBytes(sizes[end])
             if end > start && bytes + size > options.batchBytes { break }
             bytes += size
             end += 1

@@ -117,7 +117,7 @@ public final class Library {
             // the files this call made go, so the folder is as it was and a corrected `init` can
             // run. A claim the new store made on the photo place goes too, when nothing was stored
             // under it: kept, it would name a store that no longer exists and refuse the retry.
-            if let identity = ModelContainer.storeIdentifier(at: directory.appendingPathComponent("library.store")),
+            if let identity = ModelContainer.storeIdentifier(at: store),
                let backend: any BlobBackend = try? blobs.map({ try $0.backend(lockDirectory: support) }) ?? BlobStore(root: support) {
                 _ = try? backend.releaseOwner(identity)
             }

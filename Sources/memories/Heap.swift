@@ -7,10 +7,8 @@ import Foundation
 /// freed, and then keeps up to twice as much free memory in each thread's heap: with two import
 /// workers and the saving thread, ~100 MB more peak memory, none of it in use (docs/performance.md).
 func boundHeapRetention() {
-    // mallopt is in malloc.h, which the Glibc module does not import; M_MMAP_THRESHOLD is -3.
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-    let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
-    _ = mallopt(-3, 1 << 20)
+    // M_MMAP_THRESHOLD is -3.
+    _ = glibc("mallopt", as: (@convention(c) (Int32, Int32) -> Int32).self)?(-3, 1 << 20)
 }
 
 /// Whether this process is the import's second start (see `reexecWithHugePagesForImport`).
@@ -57,8 +55,13 @@ func reexecWithHugePagesForImport() {
     if let previous { setenv("GLIBC_TUNABLES", previous, 1) } else { unsetenv("GLIBC_TUNABLES") }
 }
 
-/// getauxval(3) (in sys/auxv.h, which the Glibc module does not import); nil if it cannot be found.
+/// getauxval(3); nil if it cannot be found.
 private func auxiliaryValue(_ type: UInt) -> UInt? {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "getauxval") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (UInt) -> UInt).self)(type)
+    glibc("getauxval", as: (@convention(c) (UInt) -> UInt).self)?(type)
+}
+
+/// A C library function whose header (malloc.h, sys/auxv.h) the Glibc module does not import,
+/// looked up by name; nil if it cannot be found.
+private func glibc<F>(_ name: String, as type: F.Type) -> F? {
+    dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { unsafeBitCast($0, to: F.self) }
 }
