@@ -119,14 +119,16 @@ let package = Package(
         .executableTarget(
             name: "osd-bench", dependencies: ["OpenSwiftData", "CSQLite"], path: "Benchmarks/osd-bench"),
         .target(name: "UIKit", path: "Tests/UIKitStandIn"),
+        // Tests' stand-in services: a loopback listener whose accepting thread owns its socket.
+        .target(name: "LoopbackListener", path: "Tests/LoopbackListener"),
         .executableTarget(name: "blob-bench", dependencies: ["BlobStore"], path: "Benchmarks/blob-bench"),
         .executableTarget(name: "s3-bench", dependencies: ["BlobStore"], path: "Benchmarks/s3-bench"),
         .executableTarget(name: "thumb-bench", dependencies: ["Imaging"], path: "Benchmarks/thumb-bench"),
         .executableTarget(name: "scale-gen", dependencies: ["MemoriesKit", "BlobStore", "OpenSwiftData"], path: "Benchmarks/scale-gen"),
-        .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
+        .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore", "LoopbackListener"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CImaging"]),
         .testTarget(name: "ExamplesTests"),
-        .testTarget(name: "MemoriesTests", dependencies: ["MemoriesKit", "BlobStore", "Imaging", "OpenSwiftData"]),
+        .testTarget(name: "MemoriesTests", dependencies: ["MemoriesKit", "BlobStore", "Imaging", "OpenSwiftData", "LoopbackListener"]),
         .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "BlobStore", "CSQLite", "UIKit"]),
         .testTarget(
             name: "OpenSwiftDataMacrosTests",

@@ -1,47 +1,40 @@
 import Foundation
 import Testing
+import LoopbackListener
 @testable import BlobStore
 
 /// A local HTTP service that answers each request with the next of `answers` (status, S3 error
 /// code or "" for an empty 200), one connection per request, and records the request heads.
 final class ScriptedS3: @unchecked Sendable {
-    let port: Int
-    private let listener: Int32
+    private let listener: LoopbackListener
+    var port: Int { listener.port }
     /// What the serving thread records; the thread holds this, not the service, so the service's
-    /// deinit runs at the test's end and shuts the listener (the thread's accept then returns).
+    /// deinit runs at the test's end and stops the listener.
     private final class Heads: @unchecked Sendable {
         let lock = NSLock()
         var list: [String] = []
+        var answered = 0
     }
     private let heads = Heads()
 
     init(_ answers: [(Int, String)]) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0, listen(fd, 8) == 0 else { throw BlobStoreError.io(path: "127.0.0.1", operation: "listen", errno: errno) }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        listener = try LoopbackListener(backlog: 8)
         let heads = self.heads
-        Thread.detachNewThread {
-            for (status, code) in answers {
-                let client = accept(fd, nil, nil)
-                guard client >= 0 else { return }
-                let head = Self.readRequest(client)
-                heads.lock.lock(); heads.list.append(head); heads.lock.unlock()
-                let body = code.isEmpty ? "" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>\(code)</Code><Message>scripted</Message></Error>"
-                let reply = "HTTP/1.1 \(status) Scripted\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-                _ = reply.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-                close(client)
-            }
+        listener.serve { client in
+            let head = Self.readRequest(client)
+            heads.lock.lock()
+            heads.list.append(head)
+            let (status, code) = answers[heads.answered]
+            heads.answered += 1
+            let more = heads.answered < answers.count
+            heads.lock.unlock()
+            let body = code.isEmpty ? "" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>\(code)</Code><Message>scripted</Message></Error>"
+            let reply = "HTTP/1.1 \(status) Scripted\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+            _ = reply.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            close(client)
+            return more
         }
     }
-
-    deinit { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
 
     /// The request heads received so far.
     var requests: [String] { heads.lock.lock(); defer { heads.lock.unlock() }; return heads.list }

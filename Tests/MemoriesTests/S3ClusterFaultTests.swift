@@ -1,6 +1,7 @@
 import BlobStore
 import Foundation
 import Testing
+import LoopbackListener
 
 /// Set by scripts/test.sh when the Ceph packages are there (its shared cluster started).
 let s3FaultTestsEnabled = ProcessInfo.processInfo.environment["S3_FAULT_TESTS"] == "1"
@@ -20,8 +21,8 @@ final class S3ClusterFaultTests {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("memories-s3-faults-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         log = dir.appendingPathComponent("script.log")
-        port = try freePort()
-        monPort = try freePort()
+        port = try freeLoopbackPort()
+        monPort = try freeLoopbackPort()
         endpoint = "http://127.0.0.1:\(port)"
         try cluster("start", within: 300)
     }
@@ -212,16 +213,3 @@ func spawnAndWait(_ argv: [String], environment: [String: String], output: URL, 
     return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
 }
 
-/// A TCP port nothing listens on now (bound to port 0, read, closed).
-func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-    guard bound == 0 else { throw FaultTestError("bind: errno \(errno)") }
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-    return Int(UInt16(bigEndian: address.sin_port))
-}

@@ -1,6 +1,7 @@
 import BlobStore
 import Foundation
 import Testing
+import LoopbackListener
 @testable import MemoriesKit
 
 /// A real S3 service for the tests (`scripts/s3-test-cluster.sh start`, which scripts/test.sh does).
@@ -294,7 +295,7 @@ struct S3LibraryTests {
 /// storage is down.
 final class DyingProxy: @unchecked Sendable {
     let port: Int
-    private let listener: Int32
+    private let listener: LoopbackListener
     private var stopped = false
     private let lock = NSLock()
     private var sockets: [Int32] = []
@@ -302,52 +303,41 @@ final class DyingProxy: @unchecked Sendable {
     private let limit: Int
 
     init(to host: String, port target: Int, dieAfter limit: Int, answers: Bool = true) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        listen(fd, 16)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        listener = try LoopbackListener()
+        port = listener.port
         self.limit = limit
-        Thread.detachNewThread { [self] in
-            while true {
-                let client = accept(fd, nil, nil)
-                guard client >= 0 else { return }
-                guard answers else {
-                    // Takes the request and never answers.
-                    lock.lock()
-                    sockets.append(client)
-                    lock.unlock()
-                    Thread.detachNewThread { Self.pump(client, -1) { _ in false } }
-                    continue
-                }
-                let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                var to = sockaddr_in()
-                to.sin_family = sa_family_t(AF_INET)
-                to.sin_addr.s_addr = inet_addr(host == "localhost" ? "127.0.0.1" : host)
-                to.sin_port = UInt16(target).bigEndian
-                _ = withUnsafePointer(to: &to) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        listener.serve { [weak self] client in
+            guard let self else { close(client); return false }
+            guard answers else {
+                // Takes the request and never answers.
                 lock.lock()
-                sockets += [client, upstream]
+                sockets.append(client)
                 lock.unlock()
-                // Service → client as it comes; client → service until the limit, then death.
-                Thread.detachNewThread { Self.pump(upstream, client) { _ in true } }
-                Thread.detachNewThread {
-                    Self.pump(client, upstream) { n in
-                        self.lock.lock()
-                        self.forwarded += n
-                        let alive = self.forwarded < self.limit
-                        self.lock.unlock()
-                        if !alive { self.stop() }
-                        return alive
-                    }
+                Thread.detachNewThread { Self.pump(client, -1) { _ in false } }
+                return true
+            }
+            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var to = sockaddr_in()
+            to.sin_family = sa_family_t(AF_INET)
+            to.sin_addr.s_addr = inet_addr(host == "localhost" ? "127.0.0.1" : host)
+            to.sin_port = UInt16(target).bigEndian
+            _ = withUnsafePointer(to: &to) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            lock.lock()
+            sockets += [client, upstream]
+            lock.unlock()
+            // Service → client as it comes; client → service until the limit, then death.
+            Thread.detachNewThread { Self.pump(upstream, client) { _ in true } }
+            Thread.detachNewThread {
+                Self.pump(client, upstream) { n in
+                    self.lock.lock()
+                    self.forwarded += n
+                    let alive = self.forwarded < self.limit
+                    self.lock.unlock()
+                    if !alive { self.stop() }
+                    return alive
                 }
             }
+            return true
         }
     }
 
@@ -373,8 +363,7 @@ final class DyingProxy: @unchecked Sendable {
         defer { lock.unlock() }
         guard !stopped else { return }
         stopped = true
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        listener.stop()
         for fd in sockets { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
