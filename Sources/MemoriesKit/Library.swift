@@ -45,6 +45,7 @@ public final class Library {
         let exists = FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory)
         if exists, !isDirectory.boolValue { throw LibraryError.notADirectory(directory.path) }
         let store = directory.appendingPathComponent("library.store")
+        try Self.refuseDanglingStore(store)
         created = !(exists && FileManager.default.fileExists(atPath: store.path))
         if readOnly || !create {
             guard exists, FileManager.default.fileExists(atPath: store.path) else {
@@ -62,8 +63,13 @@ public final class Library {
             container = try ModelContainer(for: schema, migrationPlan: MemoriesMigrationPlan.self, configurations: [configuration])
         } catch ModelError.storeNotMigrated(let missing) where readOnly {
             // An empty store file (or one from an older version): reading cannot create what is missing.
-            guard Self.holdsPhotos(directory) else { throw ModelError.storeNotMigrated(missing: missing) }
-            throw LibraryError.noLibrary(directory.path, photosLeft: true)
+            if Self.holdsPhotos(directory) { throw LibraryError.noLibrary(directory.path, photosLeft: true) }
+            // An empty store file is a library not made yet (an init stopped before its first
+            // write; `import` and `init` make it): there is none to read.
+            if (try? FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int) == 0 {
+                throw LibraryError.noLibrary(directory.path, photosLeft: false)
+            }
+            throw ModelError.storeNotMigrated(missing: missing)
         }
         if let problem = container.identityProblem { throw problem }
         context = ModelContext(container)
@@ -82,11 +88,19 @@ public final class Library {
     /// Refuses a folder that holds a library already; an S3 location that holds another
     /// library's photos is refused when the new library opens (its identity is not the owner's).
     public static func create(directory: URL, blobs: BlobSettings?) throws -> Library {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Every init holds the folder's lock (flock on the folder itself) from here to its end:
+        // an empty store seen under it is one an init stopped before writing, not one being made.
+        let folder = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if folder >= 0 { close(folder) } }
+        let locked = folder >= 0 && flock(folder, LOCK_EX | LOCK_NB) == 0
+        if folder >= 0 && !locked && errno == EWOULDBLOCK { throw LibraryError.libraryExists(directory.path) }
+        try refuseDanglingStore(directory.appendingPathComponent("library.store"))
+        if locked { try removeAbandonedStore(in: directory) }
         if FileManager.default.fileExists(atPath: directory.appendingPathComponent("library.store").path)
             || FileManager.default.fileExists(atPath: directory.appendingPathComponent(BlobSettings.fileName).path) {
             throw LibraryError.libraryExists(directory.path)
         }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let support = directory.appendingPathComponent(".library_SUPPORT")
         let supportExisted = FileManager.default.fileExists(atPath: support.path)
         if let blobs {
@@ -127,6 +141,31 @@ public final class Library {
             if !supportExisted { try? FileManager.default.removeItem(at: support) }
             throw error
         }
+    }
+
+    /// A `library.store` that is a symbolic link to nothing is said as such: `init` would see a
+    /// library there (its name is taken) and every other command none (nothing can be opened).
+    static func refuseDanglingStore(_ store: URL) throws {
+        var status = stat()
+        guard lstat(store.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK,
+              !FileManager.default.fileExists(atPath: store.path) else { return }
+        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: store.path)) ?? "?"
+        throw LibraryError.danglingStore(store.path, target: target)
+    }
+
+    /// Removes the empty `library.store` an init left when it was stopped between making the file
+    /// and its first write, so that `init` can run again. Only a store of 0 bytes with nothing
+    /// else of a library beside it (no journal, no `blobs.json`, no stored photos) is taken as
+    /// such; anything more is a library, and `init` refuses it. The caller holds the folder's lock.
+    static func removeAbandonedStore(in directory: URL) throws {
+        let store = directory.appendingPathComponent("library.store")
+        var status = stat()
+        guard lstat(store.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size == 0 else { return }
+        for name in ["library.store-wal", "library.store-journal", BlobSettings.fileName]
+        where FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) { return }
+        guard !holdsPhotos(directory) else { return }
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent("library.store-shm"))
+        guard unlink(store.path) == 0 else { throw BlobStoreError.io(path: store.path, operation: "remove", errno: errno) }
     }
 
     /// Whether the library's photo folder holds stored photos (with or without a store beside it).

@@ -17,6 +17,9 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case badSettings(String, String)
     /// `memories init` on a folder that already holds a library.
     case libraryExists(String)
+    /// `library.store` is a symbolic link to nothing (a disk not mounted, a moved file): the
+    /// store's path and where the link points.
+    case danglingStore(String, target: String)
     /// `blobs push` or `pull` with nothing to move: why.
     case blobsAlreadyThere(String)
     /// The place photos would move to belongs to another library: where, and its owner.
@@ -54,6 +57,9 @@ public enum LibraryError: Error, Equatable, LocalizedError {
             return "\(place) holds the photos of another library (\(owner)); nothing was copied. Choose another bucket or prefix"
         case .libraryExists(let path):
             return "\(path) already holds a library; choose another folder with --library"
+        case .danglingStore(let path, let target):
+            return "\(path) is a symbolic link to \(target), which does not exist (a disk not mounted, a file moved?): "
+                + "make it reachable again, or remove the link to start a new library there; nothing was changed"
         case .invalidDate(let text):
             return "'\(text)' is not a date; use YYYY-MM-DD or an ISO 8601 date-time"
         }

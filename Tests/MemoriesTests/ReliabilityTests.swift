@@ -1,5 +1,6 @@
 import BlobStore
 import Foundation
+@testable import MemoriesKit
 import Testing
 
 /// `count` distinct valid JPEGs (a fixture photo with different trailing bytes) in a new folder.
@@ -103,6 +104,59 @@ let canMount: Bool = {
             #expect(messages.contains { $0.contains("already holds a library") }, "round \(round): \(messages)")
             #expect(try box.run(["--library", library, "verify"]).status == 0)
         }
+    }
+
+    /// An `init` stopped between making `library.store` and its first write leaves an empty
+    /// file. Alone, that is no library: commands say there is none, and `init` runs again. With
+    /// stored photos beside it, or while another init holds the folder, it is left as it is.
+    @Test func anInitStoppedBeforeItsFirstWriteCanBeRunAgain() throws {
+        let box = Sandbox()
+        let library = box.url.appendingPathComponent("alone")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: library.appendingPathComponent("library.store").path, contents: Data())
+        let list = try box.run(["--library", library.path, "list"])
+        #expect(list.status == 1 && list.stderr.contains("no library at \(library.path)"), "\(list.stderr)")
+        let again = try box.run(["--library", library.path, "init"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try box.run(["--library", library.path, "import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "R"]).status == 0)
+        #expect(try box.run(["--library", library.path, "verify"]).status == 0)
+
+        // Photos beside the emptied store: a library whose store was lost, never a new one.
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "R").status == 0)
+        for name in ["library.store-wal", "library.store-shm"] { try? FileManager.default.removeItem(at: box.library.appendingPathComponent(name)) }
+        try Data().write(to: box.library.appendingPathComponent("library.store"))
+        let refused = try box.run(["--library", box.library.path, "init"])
+        #expect(refused.status == 1 && refused.stderr.contains("already holds a library"), "\(refused.stderr)")
+        #expect(try FileManager.default.attributesOfItem(atPath: box.library.appendingPathComponent("library.store").path)[.size] as? Int == 0)
+        #expect(Library.holdsPhotos(box.library))
+
+        // Another init holds the folder (it made the empty store and is about to write it).
+        let busy = box.url.appendingPathComponent("busy")
+        try FileManager.default.createDirectory(at: busy, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: busy.appendingPathComponent("library.store").path, contents: Data())
+        let folder = open(busy.path, O_RDONLY | O_DIRECTORY)
+        #expect(flock(folder, LOCK_EX) == 0)
+        let waiting = try box.run(["--library", busy.path, "init"])
+        close(folder)
+        #expect(waiting.status == 1 && waiting.stderr.contains("already holds a library"), "\(waiting.stderr)")
+        #expect(try FileManager.default.attributesOfItem(atPath: busy.appendingPathComponent("library.store").path)[.size] as? Int == 0)
+    }
+
+    /// A `library.store` that links to nothing is said as such by every command, and left alone
+    /// (`init` used to say the folder held a library, every other command that there was none).
+    @Test func aStoreLinkedToNothingIsSaidAsSuch() throws {
+        let box = Sandbox()
+        let library = box.url.appendingPathComponent("linked")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        let target = box.url.appendingPathComponent("unmounted/library.store").path
+        try FileManager.default.createSymbolicLink(atPath: library.appendingPathComponent("library.store").path, withDestinationPath: target)
+        for command in [["init"], ["list"], ["verify"], ["import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "R"]] {
+            let result = try box.run(["--library", library.path] + command)
+            #expect(result.status == 1 && result.stderr.contains("is a symbolic link to \(target), which does not exist"), "\(command): \(result.stderr)")
+        }
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: library.appendingPathComponent("library.store").path) == target)
+        #expect(!FileManager.default.fileExists(atPath: target))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library.path) == ["library.store"])
     }
 
     @Test func aDamagedLibraryIsReportedPreciselyAndNothingCrashes() throws {
