@@ -12,6 +12,8 @@ public final class ImportStages: @unchecked Sendable {
         case thumbnail = "validate+thumbnail"
         /// Workers: SHA-256 of the original.
         case hash
+        /// Workers: idle because the saves are behind by the most the pipeline may hold.
+        case room = "workers: waiting for room"
         /// Main thread: waiting for the workers' batch.
         case waiting = "main: waiting for workers"
         /// Main thread: duplicates, models, relationships, before the save.
@@ -38,6 +40,9 @@ public final class ImportStages: @unchecked Sendable {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         lock.withLock { seconds[stage, default: 0] += elapsed }
     }
+
+    /// The seconds counted for `stage` so far.
+    func seconds(_ stage: Stage) -> Double { lock.withLock { seconds[stage] ?? 0 } }
 
     /// `read 0.41 s, validate+thumbnail 6.02 s, …`, in the order of `Stage`.
     public var summary: String {

@@ -122,7 +122,7 @@ extension Library {
         // saves by at most two batches of originals: decoding never waits for a save to finish.
         let budget = DecodeBudget(bytes: options.decodeBytes)
         let pipeline = PreparePipeline(files: files, sizes: sizes.map(options.heldBytes),
-                                       jobs: options.jobs, limit: 2 * options.batchBytes) { file in
+                                       jobs: options.jobs, limit: 2 * options.batchBytes, stages: options.stages) { file in
             let item = Self.prepare(file, options: options, budget: budget)
             if case .image(let photo) = item { counter.add(bytes: Int64(photo.data.count)) } else { counter.add(bytes: 0) }
             return item

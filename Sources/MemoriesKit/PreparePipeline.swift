@@ -17,6 +17,7 @@ final class PreparePipeline: @unchecked Sendable {
     private let sizes: [Int64]
     private let limit: Int64
     private let work: (FileWalker.Entry) -> Library.PreparedFile
+    private let stages: ImportStages?
     private let condition = NSCondition()
     // Guarded by `condition`:
     private var results: [Library.PreparedFile?]
@@ -27,13 +28,14 @@ final class PreparePipeline: @unchecked Sendable {
 
     /// Starts `jobs` workers on `files`, whose `sizes` count against `limit` (0 for a file that is
     /// refused unread).
-    init(files: [FileWalker.Entry], sizes: [Int64], jobs: Int, limit: Int64,
+    init(files: [FileWalker.Entry], sizes: [Int64], jobs: Int, limit: Int64, stages: ImportStages? = nil,
          work: @escaping (FileWalker.Entry) -> Library.PreparedFile) {
         precondition(files.count == sizes.count)
         self.files = files
         self.sizes = sizes
         self.limit = limit
         self.work = work
+        self.stages = stages
         results = Array(repeating: nil, count: files.count)
         let workers = max(1, min(jobs, files.count))
         running = workers
@@ -81,7 +83,9 @@ final class PreparePipeline: @unchecked Sendable {
         while !stopped && next < files.count {
             let size = sizes[next]
             if held > 0 && held + size > limit {
+                let start = DispatchTime.now().uptimeNanoseconds
                 condition.wait()
+                stages?.add(.room, since: start)
                 continue
             }
             let index = next

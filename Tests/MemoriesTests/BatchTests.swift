@@ -28,11 +28,11 @@ import Testing
     /// Files of these sizes, prepared by `workers` threads through a pipeline whose lead is
     /// `limit` bytes, taken by batches as the import takes them: returns what the work saw.
     func runPipeline(sizes: [Int64], limit: Int64, workers: Int, batchBytes: Int64,
-                     saveDelay: useconds_t = 0) -> (order: [String], mostHeld: Int64, mostAtOnce: Int) {
+                     saveDelay: useconds_t = 0, stages: ImportStages? = nil) -> (order: [String], mostHeld: Int64, mostAtOnce: Int) {
         let files = sizes.indices.map { FileWalker.Entry(path: [], display: "f\($0)", name: "f\($0)", size: sizes[$0]) }
         let lock = NSLock()
         var held: Int64 = 0, mostHeld: Int64 = 0, atOnce = 0, mostAtOnce = 0
-        let pipeline = PreparePipeline(files: files, sizes: sizes, jobs: workers, limit: limit) { file in
+        let pipeline = PreparePipeline(files: files, sizes: sizes, jobs: workers, limit: limit, stages: stages) { file in
             lock.withLock {
                 held += file.size
                 mostHeld = max(mostHeld, held)
@@ -73,6 +73,17 @@ import Testing
         // One worker, a limit smaller than any file, a batch of one: still all of them, in order.
         let tight = runPipeline(sizes: [30, 30, 30, 30], limit: 10, workers: 1, batchBytes: 1)
         #expect(tight.order == ["f0", "f1", "f2", "f3"] && tight.mostHeld == 30)
+    }
+
+    /// The time workers sit idle because the saves are behind is counted (the import's stages
+    /// show it): none when the limit never bites, some when every file waits for a slow save.
+    @Test func theWorkersTimeWaitingForRoomIsCounted() {
+        let roomy = ImportStages(), tight = ImportStages()
+        _ = runPipeline(sizes: Array(repeating: 10, count: 20), limit: 1_000, workers: 2, batchBytes: 500, stages: roomy)
+        _ = runPipeline(sizes: Array(repeating: 10, count: 20), limit: 10, workers: 2, batchBytes: 10, saveDelay: 5_000, stages: tight)
+        #expect(roomy.seconds(.room) == 0)
+        #expect(tight.seconds(.room) > 0)
+        #expect(tight.summary.contains("workers: waiting for room "))
     }
 
     /// `stop` returns only when no worker is preparing a file, and no file is started after it.
