@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore", "LoopbackListener"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CImaging"]),
         .testTarget(name: "ExamplesTests"),
-        .testTarget(name: "MemoriesTests", dependencies: ["MemoriesKit", "BlobStore", "Imaging", "OpenSwiftData", "LoopbackListener"]),
+        .testTarget(name: "MemoriesTests", dependencies: ["MemoriesKit", "BlobStore", "Imaging", "OpenSwiftData", "LoopbackListener", "CSQLite"]),
         .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "BlobStore", "CSQLite", "UIKit"]),
         .testTarget(
             name: "OpenSwiftDataMacrosTests",

@@ -51,6 +51,9 @@ public final class Library {
             guard exists, FileManager.default.fileExists(atPath: store.path) else {
                 throw LibraryError.noLibrary(directory.path, photosLeft: Self.holdsPhotos(directory))
             }
+            // An unfinished store (an init stopped before its first write) is a library not made
+            // yet: there is none to read or maintain (`import` and `init` make it).
+            if Self.isUnfinishedStore(in: directory) { throw LibraryError.noLibrary(directory.path, photosLeft: false) }
         } else {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
@@ -63,13 +66,8 @@ public final class Library {
             container = try ModelContainer(for: schema, migrationPlan: MemoriesMigrationPlan.self, configurations: [configuration])
         } catch ModelError.storeNotMigrated(let missing) where readOnly {
             // An empty store file (or one from an older version): reading cannot create what is missing.
-            if Self.holdsPhotos(directory) { throw LibraryError.noLibrary(directory.path, photosLeft: true) }
-            // An empty store file is a library not made yet (an init stopped before its first
-            // write; `import` and `init` make it): there is none to read.
-            if (try? FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int) == 0 {
-                throw LibraryError.noLibrary(directory.path, photosLeft: false)
-            }
-            throw ModelError.storeNotMigrated(missing: missing)
+            guard Self.holdsPhotos(directory) else { throw ModelError.storeNotMigrated(missing: missing) }
+            throw LibraryError.noLibrary(directory.path, photosLeft: true)
         }
         if let problem = container.identityProblem { throw problem }
         context = ModelContext(container)
@@ -89,16 +87,23 @@ public final class Library {
     /// library's photos is refused when the new library opens (its identity is not the owner's).
     public static func create(directory: URL, blobs: BlobSettings?) throws -> Library {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        // Every init holds the folder's lock (flock on the folder itself) from here to its end:
-        // an empty store seen under it is one an init stopped before writing, not one being made.
+        // Every init holds the folder's lock (flock on the folder itself) to its end, so two inits
+        // never both take up an unfinished store.
         let folder = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if folder >= 0 { close(folder) } }
         let locked = folder >= 0 && flock(folder, LOCK_EX | LOCK_NB) == 0
         if folder >= 0 && !locked && errno == EWOULDBLOCK { throw LibraryError.libraryExists(directory.path) }
-        try refuseDanglingStore(directory.appendingPathComponent("library.store"))
-        if locked { try removeAbandonedStore(in: directory) }
-        if FileManager.default.fileExists(atPath: directory.appendingPathComponent("library.store").path)
-            || FileManager.default.fileExists(atPath: directory.appendingPathComponent(BlobSettings.fileName).path) {
+        let store = directory.appendingPathComponent("library.store")
+        try refuseDanglingStore(store)
+        // An unfinished store (an init stopped before its first write) is taken up where it is,
+        // when it was meant for the same photo place: opened and made, never removed (an `import`
+        // may be making it at this moment; SQLite's own locks let both go on).
+        let settingsFile = directory.appendingPathComponent(BlobSettings.fileName)
+        let settingsExist = FileManager.default.fileExists(atPath: settingsFile.path)
+        var sameSettings = !settingsExist
+        if settingsExist, let existing = try? BlobSettings.load(from: directory) { sameSettings = existing == blobs }
+        let takeUp = locked && sameSettings && isUnfinishedStore(in: directory)
+        if !takeUp && (FileManager.default.fileExists(atPath: store.path) || settingsExist) {
             throw LibraryError.libraryExists(directory.path)
         }
         let support = directory.appendingPathComponent(".library_SUPPORT")
@@ -113,10 +118,19 @@ public final class Library {
                 throw error
             }
         }
+        if takeUp {
+            do {
+                if !settingsExist { try blobs?.write(to: directory) }
+                return try Library(directory: directory)
+            } catch {
+                // The store stays (another process may be making it); settings written here go.
+                if !settingsExist && blobs != nil { try? FileManager.default.removeItem(at: settingsFile) }
+                throw error
+            }
+        }
         // The store file is made exclusively: of two inits in one folder at once, exactly one
         // goes on, and the other is told the folder holds a library (it must not go on to open,
         // or on failure remove, the store the first is making).
-        let store = directory.appendingPathComponent("library.store")
         let made = open(store.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard made >= 0 else {
             if errno == EEXIST { throw LibraryError.libraryExists(directory.path) }
@@ -153,19 +167,16 @@ public final class Library {
         throw LibraryError.danglingStore(store.path, target: target)
     }
 
-    /// Removes the empty `library.store` an init left when it was stopped between making the file
-    /// and its first write, so that `init` can run again. Only a store of 0 bytes with nothing
-    /// else of a library beside it (no journal, no `blobs.json`, no stored photos) is taken as
-    /// such; anything more is a library, and `init` refuses it. The caller holds the folder's lock.
-    static func removeAbandonedStore(in directory: URL) throws {
+    /// Whether `library.store` is what an init stopped between making the file and its first
+    /// write leaves: an empty file (or a link to one) with no journal and no stored photos beside
+    /// it (`blobs.json` may be there: it is written before the store is). A library not made yet.
+    static func isUnfinishedStore(in directory: URL) -> Bool {
         let store = directory.appendingPathComponent("library.store")
         var status = stat()
-        guard lstat(store.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size == 0 else { return }
-        for name in ["library.store-wal", "library.store-journal", BlobSettings.fileName]
-        where FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) { return }
-        guard !holdsPhotos(directory) else { return }
-        try? FileManager.default.removeItem(at: directory.appendingPathComponent("library.store-shm"))
-        guard unlink(store.path) == 0 else { throw BlobStoreError.io(path: store.path, operation: "remove", errno: errno) }
+        guard stat(store.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size == 0 else { return false }
+        for name in ["library.store-wal", "library.store-journal"]
+        where FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) { return false }
+        return !holdsPhotos(directory)
     }
 
     /// Whether the library's photo folder holds stored photos (with or without a store beside it).

@@ -58,7 +58,7 @@ public enum LibraryError: Error, Equatable, LocalizedError {
         case .libraryExists(let path):
             return "\(path) already holds a library; choose another folder with --library"
         case .danglingStore(let path, let target):
-            return "\(path) is a symbolic link to \(target), which does not exist (a disk not mounted, a file moved?): "
+            return "\(path) is a symbolic link to \(target), which does not exist or cannot be followed (a disk not mounted, a file moved?): "
                 + "make it reachable again, or remove the link to start a new library there; nothing was changed"
         case .invalidDate(let text):
             return "'\(text)' is not a date; use YYYY-MM-DD or an ISO 8601 date-time"

@@ -22,7 +22,16 @@ import LoopbackListener
         let first = try connectTo(a!.port)
         defer { close(first) }
         #expect(busy.wait(timeout: .now() + 10) == .success)
+        let descriptor = a!.descriptor, portOfA = a!.port
         a = nil   // stopped while its handler runs
+        // Its thread may still call accept: the descriptor must still be A's socket, not closed
+        // (to be reused by whatever opens next).
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        #expect(named == 0 && Int(UInt16(bigEndian: address.sin_port)) == portOfA)
 
         let b = try LoopbackListener()
         release.signal()   // A's thread returns to accept, before B's thread is there

@@ -11,22 +11,38 @@ public final class LoopbackListener: @unchecked Sendable {
     public let port: Int
     private let socket: Socket
 
-    /// The descriptor and whether it is closed, shared by the listener and its accepting thread.
+    /// The descriptor and its state, shared by the listener and its accepting thread.
     private final class Socket: @unchecked Sendable {
         let fd: Int32
         private let lock = NSLock()
         private var closed = false
         private var shut = false
-        var serving = false
+        private var serving = false
 
         init(_ fd: Int32) { self.fd = fd }
 
-        /// Wakes a thread in `accept` (which then fails) and makes later calls fail.
-        func shutDown() {
+        /// The accepting thread is about to start: from now on only it closes the socket.
+        func startServing() {
             lock.lock(); defer { lock.unlock() }
-            if !closed && !shut { shut = true; _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+            precondition(!serving, "LoopbackListener.serve called twice")
+            serving = true
         }
 
+        /// Stops the listener: shuts the socket down when a thread serves it (its `accept` then
+        /// fails, and the thread closes it), else closes it.
+        func stop() {
+            lock.lock(); defer { lock.unlock() }
+            guard !closed else { return }
+            if !serving {
+                closed = true
+                _ = Glibc.close(fd)
+            } else if !shut {
+                shut = true
+                _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+            }
+        }
+
+        /// Called by the accepting thread as it ends.
         func close() {
             lock.lock(); defer { lock.unlock() }
             if !closed { closed = true; _ = Glibc.close(fd) }
@@ -59,20 +75,23 @@ public final class LoopbackListener: @unchecked Sendable {
     /// `handle` returns false or the listener stops. Call at most once.
     public func serve(_ handle: @escaping @Sendable (Int32) -> Bool) {
         let socket = self.socket
-        socket.serving = true
+        socket.startServing()
         Thread.detachNewThread {
             defer { socket.close() }
             while true {
                 let client = accept(socket.fd, nil, nil)
+                if client < 0 && (errno == EINTR || errno == ECONNABORTED) { continue }
                 guard client >= 0, handle(client) else { return }
             }
         }
     }
 
     /// Stops accepting (idempotent); the accepting thread closes the socket as it ends.
-    public func stop() {
-        if socket.serving { socket.shutDown() } else { socket.close() }
-    }
+    public func stop() { socket.stop() }
+
+    /// The listening socket's descriptor (open until the accepting thread ends, or `stop()`
+    /// when nothing serves it).
+    public var descriptor: Int32 { socket.fd }
 
     deinit { stop() }
 }

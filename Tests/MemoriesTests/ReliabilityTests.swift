@@ -1,4 +1,5 @@
 import BlobStore
+import CSQLite
 import Foundation
 @testable import MemoriesKit
 import Testing
@@ -114,8 +115,11 @@ let canMount: Bool = {
         let library = box.url.appendingPathComponent("alone")
         try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: library.appendingPathComponent("library.store").path, contents: Data())
-        let list = try box.run(["--library", library.path, "list"])
-        #expect(list.status == 1 && list.stderr.contains("no library at \(library.path)"), "\(list.stderr)")
+        for command in [["list"], ["gc"], ["verify"]] {
+            let result = try box.run(["--library", library.path] + command)
+            #expect(result.status == 1 && result.stderr.contains("no library at \(library.path)"), "\(command): \(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library.path) == ["library.store"], "nothing made by reading or maintaining it")
         let again = try box.run(["--library", library.path, "init"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try box.run(["--library", library.path, "import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "R"]).status == 0)
@@ -142,6 +146,35 @@ let canMount: Bool = {
         #expect(try FileManager.default.attributesOfItem(atPath: busy.appendingPathComponent("library.store").path)[.size] as? Int == 0)
     }
 
+    /// An `import` making the library in an unfinished store (it waits for a lock another reader
+    /// holds) while an `init` takes the same store up: one library, both commands succeed, the
+    /// photos are in it. (Removing the empty file to start afresh, as `init` once did, split the
+    /// two onto different stores that shared one journal: the library was left unusable.)
+    @Test func anInitAndAnImportMakingOneUnfinishedStoreAtOnceMakeOneLibrary() throws {
+        let box = Sandbox()
+        try FileManager.default.createDirectory(at: box.library, withIntermediateDirectories: true)
+        let store = box.library.appendingPathComponent("library.store").path
+        _ = FileManager.default.createFile(atPath: store, contents: Data())
+        var reader: OpaquePointer?
+        #expect(sqlite3_open(store, &reader) == SQLITE_OK)
+        #expect(sqlite3_exec(reader, "BEGIN; SELECT count(*) FROM sqlite_master;", nil, nil, nil) == SQLITE_OK)
+        let importing = box.start(["--library", box.library.path, "import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "R"])
+        usleep(700_000)
+        let initing = box.start(["--library", box.library.path, "init"])
+        usleep(700_000)
+        #expect(sqlite3_exec(reader, "COMMIT", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(reader)
+        for (name, started) in [("import", importing), ("init", initing)] {
+            let err = String(decoding: started.err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            _ = started.out.fileHandleForReading.readDataToEndOfFile()
+            started.process.waitUntilExit()
+            #expect(started.process.terminationStatus == 0, "\(name): \(err)")
+        }
+        let verify = try box.run("verify")
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        #expect(try box.run("show", "R", "--json").json(ShowJSON.self).images.count == 4)
+    }
+
     /// A `library.store` that links to nothing is said as such by every command, and left alone
     /// (`init` used to say the folder held a library, every other command that there was none).
     @Test func aStoreLinkedToNothingIsSaidAsSuch() throws {
@@ -152,7 +185,7 @@ let canMount: Bool = {
         try FileManager.default.createSymbolicLink(atPath: library.appendingPathComponent("library.store").path, withDestinationPath: target)
         for command in [["init"], ["list"], ["verify"], ["import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "R"]] {
             let result = try box.run(["--library", library.path] + command)
-            #expect(result.status == 1 && result.stderr.contains("is a symbolic link to \(target), which does not exist"), "\(command): \(result.stderr)")
+            #expect(result.status == 1 && result.stderr.contains("is a symbolic link to \(target), which does not exist or cannot be followed"), "\(command): \(result.stderr)")
         }
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: library.appendingPathComponent("library.store").path) == target)
         #expect(!FileManager.default.fileExists(atPath: target))

@@ -310,9 +310,7 @@ final class DyingProxy: @unchecked Sendable {
             guard let self else { close(client); return false }
             guard answers else {
                 // Takes the request and never answers.
-                lock.lock()
-                sockets.append(client)
-                lock.unlock()
+                guard adopt([client]) else { return false }
                 Thread.detachNewThread { Self.pump(client, -1) { _ in false } }
                 return true
             }
@@ -322,9 +320,7 @@ final class DyingProxy: @unchecked Sendable {
             to.sin_addr.s_addr = inet_addr(host == "localhost" ? "127.0.0.1" : host)
             to.sin_port = UInt16(target).bigEndian
             _ = withUnsafePointer(to: &to) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            lock.lock()
-            sockets += [client, upstream]
-            lock.unlock()
+            guard adopt([client, upstream]) else { return false }
             // Service → client as it comes; client → service until the limit, then death.
             Thread.detachNewThread { Self.pump(upstream, client) { _ in true } }
             Thread.detachNewThread {
@@ -339,6 +335,19 @@ final class DyingProxy: @unchecked Sendable {
             }
             return true
         }
+    }
+
+    /// Records connections to cut off when the proxy dies; a connection accepted as it died is
+    /// cut off at once (false).
+    private func adopt(_ fds: [Int32]) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !stopped else {
+            for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
+            return false
+        }
+        sockets += fds
+        return true
     }
 
     private static func pump(_ from: Int32, _ to: Int32, _ allow: (Int) -> Bool) {
