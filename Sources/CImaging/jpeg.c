@@ -74,6 +74,16 @@ static void fill_info(j_decompress_ptr d, img_info *info) {
     info->color_type = d->jpeg_color_space;
     info->bit_depth = d->data_precision;
     info->progressive = d->progressive_mode;
+    // A progressive (or multi-scan) decode keeps every component's DCT blocks, each 64 2-byte
+    // coefficients, in whole-image arrays whose sides are rounded up to the component's sampling
+    // factors (jdcoefct.c): subsampled chroma keeps a quarter of luma's, not as much.
+    info->coefficient_bytes = 0;
+    for (int c = 0; d->progressive_mode && c < d->num_components; c++) {
+        jpeg_component_info *comp = &d->comp_info[c];
+        long long wide = (comp->width_in_blocks + comp->h_samp_factor - 1) / comp->h_samp_factor * comp->h_samp_factor;
+        long long high = (comp->height_in_blocks + comp->v_samp_factor - 1) / comp->v_samp_factor * comp->v_samp_factor;
+        info->coefficient_bytes += wide * high * DCTSIZE2 * (long long)sizeof(JCOEF);
+    }
 }
 
 int img_jpeg_probe(const unsigned char *data, size_t size, img_info *info, img_result *result) {

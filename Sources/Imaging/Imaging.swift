@@ -26,7 +26,7 @@ public enum Imaging {
         try check(status, result, format)
         return ImageInfo(format: format, width: Int(info.width), height: Int(info.height), components: Int(info.components),
                          colorType: Int(info.color_type), bitDepth: Int(info.bit_depth), isProgressive: info.progressive != 0,
-                         exif: exif(of: data, format: format))
+                         coefficientBytes: Int(info.coefficient_bytes), exif: exif(of: data, format: format))
     }
 
     /// Decodes the whole image (a JPEG at 1/8 scale, which still reads every scan) and throws on any

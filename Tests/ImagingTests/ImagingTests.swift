@@ -324,7 +324,17 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         // The estimates: a progressive JPEG holds its coefficients, a baseline one almost nothing.
         let progressive = try Imaging.probe(Data(contentsOf: fixtures.appendingPathComponent("good/progressive.jpg")))
         let baseline = try Imaging.probe(Data(contentsOf: fixtures.appendingPathComponent("good/photo.jpg")))
-        #expect(DecodeBudget.peakBytes(of: progressive, scale: 1, maxSide: 256) >= 96 * 64 * 3 * 2)
+        // 96x64 at 4:2:0: luma 12x8 blocks, each chroma 6x4, 64 two-byte coefficients a block
+        // (counted as 3 full planes, the estimate was twice what libjpeg holds).
+        #expect(progressive.coefficientBytes == (12 * 8 + 2 * 6 * 4) * 128)
+        #expect(DecodeBudget.peakBytes(of: progressive, scale: 1, maxSide: 256) == 97 * 65 * 3 + progressive.coefficientBytes)
+        // Sides rounded up to whole MCUs: 24x16 keeps luma 4x2 blocks (3 rounded up to 4) and chroma 2x1.
+        let small = try Imaging.reencode(Data(contentsOf: fixtures.appendingPathComponent("good/progressive.jpg")),
+                                         as: .jpeg(quality: 90, progressive: true), maxSide: 24)
+        let smallInfo = try Imaging.probe(small)
+        #expect(smallInfo.width == 24 && smallInfo.height == 16)
+        #expect(smallInfo.coefficientBytes == (4 * 2 + 2 * 2 * 1) * 128)
+        #expect(baseline.coefficientBytes == 0)
         #expect(DecodeBudget.peakBytes(of: baseline, scale: 8, maxSide: 256) < 96 * 64)
         // A large PNG read row by row needs a row and its reduction; an interlaced one, all of it.
         var png = try Imaging.probe(Data(contentsOf: fixtures.appendingPathComponent("good/rgb16.png")))
