@@ -25,7 +25,15 @@ public final class DecodeBudget: @unchecked Sendable {
     /// is not passed again and again by small ones (which would starve it with many workers).
     private var nextTicket = 0
     private var serving = 0
+    private var waited: UInt64 = 0
     private let condition = NSCondition()
+
+    /// The seconds decodes have spent waiting for room, summed over threads.
+    public var secondsWaited: Double {
+        condition.lock()
+        defer { condition.unlock() }
+        return Double(waited) / 1e9
+    }
 
     /// A budget of `bytes` (at least 1).
     public init(bytes: Int) { capacity = max(1, bytes) }
@@ -37,7 +45,11 @@ public final class DecodeBudget: @unchecked Sendable {
         condition.lock()
         let ticket = nextTicket
         nextTicket += 1
-        while ticket != serving || (used > 0 && used + taken > capacity) { condition.wait() }
+        if ticket != serving || (used > 0 && used + taken > capacity) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            while ticket != serving || (used > 0 && used + taken > capacity) { condition.wait() }
+            waited += DispatchTime.now().uptimeNanoseconds - start
+        }
         used += taken
         serving += 1
         condition.broadcast()

@@ -10,6 +10,8 @@ public final class ImportStages: @unchecked Sendable {
         case read
         /// Workers: sniffing, decoding (which validates), the thumbnail's resize, colour and encode.
         case thumbnail = "validate+thumbnail"
+        /// Workers: waiting for decode memory (`DecodeBudget`) before a large decode.
+        case decodeMemory = "workers: waiting for decode memory"
         /// Workers: SHA-256 of the original.
         case hash
         /// Workers: idle because the saves are behind by the most the pipeline may hold.
@@ -39,6 +41,14 @@ public final class ImportStages: @unchecked Sendable {
     func add(_ stage: Stage, since start: UInt64) {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         lock.withLock { seconds[stage, default: 0] += elapsed }
+    }
+
+    /// Moves `seconds` counted under `from` to `to` (a wait measured inside another stage).
+    func move(_ seconds: Double, from: Stage, to: Stage) {
+        lock.withLock {
+            self.seconds[from, default: 0] -= seconds
+            self.seconds[to, default: 0] += seconds
+        }
     }
 
     /// The seconds counted for `stage` so far.

@@ -129,7 +129,11 @@ extension Library {
         }
         // A failure (a full disk) must not leave files being decoded on other threads while the
         // process exits: the workers finish first.
-        defer { pipeline.stop() }
+        defer {
+            pipeline.stop()
+            // Counted inside the decodes' time; shown on its own.
+            options.stages?.move(budget.secondsWaited, from: .thumbnail, to: .decodeMemory)
+        }
         while start < files.count {
             let batch = start..<Self.batchEnd(sizes, from: start, options: options)
             start = batch.upperBound

@@ -321,6 +321,16 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         }
         #expect(order.count == 24)
         #expect(order.firstIndex(of: 12).map { $0 < 20 } == true, "the big one was not passed over: \(order)")
+        // The waits are counted (the import shows them as a stage of their own): a decode that
+        // finds the budget full waits; one thread alone never does.
+        let full = DecodeBudget(bytes: 100), holding = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { full.withReservation(100) { holding.signal(); usleep(50_000) } }
+        holding.wait()
+        full.withReservation(10) {}
+        #expect(full.secondsWaited > 0)
+        let alone = DecodeBudget(bytes: 100)
+        for _ in 0..<10 { alone.withReservation(500) { _ = usleep(100) } }
+        #expect(alone.secondsWaited == 0)
         // The estimates: a progressive JPEG holds its coefficients, a baseline one almost nothing.
         let progressive = try Imaging.probe(Data(contentsOf: fixtures.appendingPathComponent("good/progressive.jpg")))
         let baseline = try Imaging.probe(Data(contentsOf: fixtures.appendingPathComponent("good/photo.jpg")))

@@ -56,7 +56,7 @@ import Testing
         let result = try box.run(["import", fixturePhotos.path, "--title", "S"], environment: ["MEMORIES_IMPORT_STAGES": "1"])
         #expect(result.status == 0)
         let line = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix("memories: stages: ") })
-        for stage in ["read", "validate+thumbnail", "hash", "workers: waiting for room", "main: waiting for workers", "main: records", "main: save (blobs + SQLite)"] {
+        for stage in ["read", "validate+thumbnail", "workers: waiting for decode memory", "hash", "workers: waiting for room", "main: waiting for workers", "main: records", "main: save (blobs + SQLite)"] {
             #expect(line.contains(stage + " "), "\(stage): \(line)")
         }
         #expect(!line.contains("validate+thumbnail 0.00 s"), "decoding took some time: \(line)")
