@@ -18,7 +18,8 @@ extension BlobStore {
         public var bytesFreed: Int64 = 0
         /// Referenced blobs found in the trash and put back.
         public var restoredBlobs = 0
-        /// Temporary files of interrupted writes removed.
+        /// Temporary files of interrupted writes removed (in an S3 bucket: multipart uploads begun
+        /// over a day before and never finished, aborted).
         public var tempFilesRemoved = 0
         /// Nothing was moved or deleted: the report says what would have been.
         public var dryRun = false

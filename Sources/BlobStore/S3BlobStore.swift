@@ -214,8 +214,14 @@ public final class S3BlobStore: @unchecked Sendable {
     /// the exclusive lock: referenced blobs back from the trash; unreferenced ones older than
     /// `gracePeriod` to the trash; trashed ones older than `trashGracePeriod` (or all, with
     /// `pruneNow`) deleted. `referenced` must throw rather than return a set it is unsure of.
+    ///
+    /// The S3 form of a local store's temp files: multipart uploads begun under the location more
+    /// than `uploadGracePeriod` ago (a day: a slow upload of a large file may run for hours) and
+    /// never completed, left by a process that was killed or lost its network mid-upload, are
+    /// aborted (`tempFilesRemoved`). Their parts are stored and billed but belong to no object, so
+    /// nothing referenced can be among them; aborting one still in progress only fails that put.
     public func sweep(gracePeriod: TimeInterval = 3600, trashGracePeriod: TimeInterval = 7 * 86400, pruneNow: Bool = false,
-                      dryRun: Bool = false, lockTimeout: TimeInterval = 600,
+                      dryRun: Bool = false, lockTimeout: TimeInterval = 600, uploadGracePeriod: TimeInterval = 86400,
                       referenced: () throws -> Set<BlobDigest>) throws -> BlobStore.SweepReport {
         let lock = try FileLock(path: lockPath, mode: .exclusive, timeout: lockTimeout)
         defer { lock.unlock() }
@@ -258,6 +264,11 @@ public final class S3BlobStore: @unchecked Sendable {
                 left.count += 1
                 left.bytes += object.size
             }
+        }
+        for upload in try client.unfinishedUploads() {
+            guard let begun = upload.initiated, now.timeIntervalSince(begun) > uploadGracePeriod else { continue }
+            report.tempFilesRemoved += 1
+            if !dryRun { try client.abort(upload) }
         }
         report.trash = dryRun ? left : try trashSummary()
         return report

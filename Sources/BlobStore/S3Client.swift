@@ -13,6 +13,17 @@ public struct S3Object: Sendable, Equatable {
     public var lastModified: Date?
 }
 
+/// A multipart upload begun and neither completed nor aborted (its parts are stored, and billed,
+/// but no object shows them).
+public struct S3Upload: Sendable, Equatable {
+    /// The key below the location's prefix.
+    public var key: String
+    /// The service's id of the upload.
+    public var uploadId: String
+    /// When it was begun.
+    public var initiated: Date?
+}
+
 /// Requests to an S3-compatible service (AWS S3, Ceph's RADOS Gateway, MinIO, Garage) over libcurl,
 /// signed with AWS Signature V4 by libcurl itself (`CURLOPT_AWS_SIGV4`, libcurl 7.75 and later).
 ///
@@ -157,17 +168,62 @@ public final class S3Client: @unchecked Sendable {
         return objects
     }
 
+    /// The multipart uploads under `prefix` (below the location's prefix) begun and not finished,
+    /// page by page (ListMultipartUploads).
+    public func unfinishedUploads(prefix: String = "") throws -> [S3Upload] {
+        var uploads: [S3Upload] = []
+        var markers: (key: String, id: String)?
+        let fullPrefix = location.objectKey(prefix)
+        let strip = location.prefix.isEmpty ? 0 : location.prefix.count + 1
+        repeat {
+            var query = [("uploads", ""), ("max-uploads", String(pageSize))]
+            if !fullPrefix.isEmpty { query.append(("prefix", fullPrefix)) }
+            if let markers { query += [("key-marker", markers.key), ("upload-id-marker", markers.id)] }
+            let encoded = query.sorted { $0.0 < $1.0 }.map { "\($0.0)=\(S3Location.encode($0.1))" }.joined(separator: "&")
+            let response = try request("GET", location.bucketURL(query: encoded), what: "LIST UPLOADS \(fullPrefix)")
+            let page = S3ListingParser.parse(response.body)
+            uploads += page.uploads.map { upload in
+                var upload = upload
+                upload.key = String(upload.key.dropFirst(strip))
+                return upload
+            }
+            // A page that says it is truncated but gives no way on ends the listing (never a loop).
+            if page.truncated, let key = page.nextKeyMarker, let id = page.nextUploadIdMarker,
+               markers.map({ $0.key != key || $0.id != id }) ?? true {
+                markers = (key, id)
+            } else {
+                markers = nil
+            }
+        } while markers != nil
+        return uploads
+    }
+
+    /// Begins a multipart upload of `key`.
+    func beginUpload(_ key: String, what: String) throws -> S3Upload {
+        let started = try request("POST", location.url(for: key) + "?uploads=", body: .data(Data()), payloadHash: SHA256.digest(Data()).hex, what: what)
+        guard let uploadId = S3ListingParser.value("UploadId", in: started.body) else {
+            throw S3Error.service(status: started.status, code: "NoUploadId", message: "the service gave no upload id", request: what)
+        }
+        return S3Upload(key: key, uploadId: uploadId, initiated: Date())
+    }
+
+    /// Aborts a multipart upload: its parts are deleted (aborting one already gone succeeds).
+    public func abort(_ upload: S3Upload) throws {
+        let what = "DELETE \(location.objectKey(upload.key)) (abort upload)"
+        do {
+            _ = try request("DELETE", location.url(for: upload.key) + "?uploadId=" + S3Location.encode(upload.uploadId), what: what)
+        } catch let error as S3Error where error.status == 404 {
+            // NoSuchUpload: completed or aborted meanwhile.
+        }
+    }
+
     /// Uploads `size` bytes of `fd` in parts: each part's SHA-256 is sent with it (the service
     /// checks every part), and the object appears only when the upload is completed. On any
     /// failure the upload is aborted, so no parts are left behind.
     func putMultipart(_ key: String, fd: Int32, size: Int64) throws {
         let url = location.url(for: key)
         let what = "PUT \(location.objectKey(key)) (multipart)"
-        let started = try request("POST", url + "?uploads=", body: .data(Data()), payloadHash: SHA256.digest(Data()).hex, what: what)
-        guard let uploadId = S3ListingParser.value("UploadId", in: started.body) else {
-            throw S3Error.service(status: started.status, code: "NoUploadId", message: "the service gave no upload id", request: what)
-        }
-        let upload = "uploadId=" + S3Location.encode(uploadId)
+        let upload = "uploadId=" + S3Location.encode(try beginUpload(key, what: what).uploadId)
         do {
             var parts: [String] = []
             var offset: Int64 = 0

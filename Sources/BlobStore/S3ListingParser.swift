@@ -3,16 +3,22 @@ import Foundation
 import FoundationXML
 #endif
 
-/// Reads the XML that S3 answers with: a ListObjectsV2 page, or an error (`<Error><Code>…`).
+/// Reads the XML that S3 answers with: a ListObjectsV2 or ListMultipartUploads page, or an error
+/// (`<Error><Code>…`).
 final class S3ListingParser: NSObject, XMLParserDelegate {
     struct Page {
         var objects: [S3Object] = []
         var truncated = false
         var nextToken: String?
+        /// A ListMultipartUploads page: the uploads, and where the next page starts.
+        var uploads: [S3Upload] = []
+        var nextKeyMarker: String?
+        var nextUploadIdMarker: String?
     }
 
     private var page = Page()
     private var current: S3Object?
+    private var upload: S3Upload?
     private var text = ""
     private var errorCode = ""
     private var errorMessage = ""
@@ -58,12 +64,21 @@ final class S3ListingParser: NSObject, XMLParserDelegate {
                 attributes: [String: String] = [:]) {
         text = ""
         if name == "Contents" { current = S3Object(key: "", size: 0, etag: "", lastModified: nil) }
+        if name == "Upload" { upload = S3Upload(key: "", uploadId: "", initiated: nil) }
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
         switch name {
+        case "Key" where upload != nil: upload?.key = text
+        case "UploadId" where upload != nil: upload?.uploadId = text
+        case "Initiated": upload?.initiated = S3ListingParser.isoDate(text)
+        case "Upload":
+            if let upload { page.uploads.append(upload) }
+            upload = nil
+        case "NextKeyMarker": page.nextKeyMarker = text
+        case "NextUploadIdMarker": page.nextUploadIdMarker = text
         case "Key": current?.key = text
         case "Size": current?.size = Int64(text) ?? 0
         case "ETag": current?.etag = text.trimmingCharacters(in: CharacterSet(charactersIn: "\""))

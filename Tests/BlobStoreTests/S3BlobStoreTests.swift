@@ -80,6 +80,29 @@ struct S3BlobStoreTests {
         #expect(try f.store.read(first.digest) == bytes)
     }
 
+    /// Multipart uploads a killed process left unfinished (parts stored and billed, no object)
+    /// are aborted by a sweep once they are older than its upload grace period; younger ones, and
+    /// everything in a dry run, are left.
+    @Test func sweepAbortsUploadsLeftUnfinished() throws {
+        let f = try Fixture()
+        let kept = try f.store.put(Data("kept".utf8)).digest
+        let left = try f.s3.beginUpload("sha256/ab/" + String(repeating: "ab", count: 32), what: "test")
+        let other = try f.s3.beginUpload("trash/" + String(repeating: "cd", count: 32), what: "test")
+        #expect(Set(try f.s3.unfinishedUploads().map(\.uploadId)) == [left.uploadId, other.uploadId])
+        #expect(try f.s3.unfinishedUploads().allSatisfy { $0.initiated != nil })
+        let young = try f.store.sweep(gracePeriod: -1) { [kept] }
+        #expect(young.tempFilesRemoved == 0)
+        #expect(try f.s3.unfinishedUploads().count == 2)
+        let dry = try f.store.sweep(gracePeriod: -1, dryRun: true, uploadGracePeriod: -1) { [kept] }
+        #expect(dry.tempFilesRemoved == 2)
+        #expect(try f.s3.unfinishedUploads().count == 2)
+        let swept = try f.store.sweep(gracePeriod: -1, uploadGracePeriod: -1) { [kept] }
+        #expect(swept.tempFilesRemoved == 2)
+        #expect(try f.s3.unfinishedUploads().isEmpty)
+        #expect(try f.store.contains(kept))
+        try f.s3.abort(left)  // gone already: not an error
+    }
+
     @Test func sweepTrashesOnlyUnreferencedOldBlobsRestoresReferencedOnesAndPrunesLater() throws {
         let f = try Fixture()
         let kept = try f.store.put(Data("kept".utf8)).digest

@@ -3,8 +3,9 @@ import Testing
 import LoopbackListener
 @testable import BlobStore
 
-/// A local HTTP service that answers each request with the next of `answers` (status, S3 error
-/// code or "" for an empty 200), one connection per request, and records the request heads.
+/// A local HTTP service that answers each request with the next of `answers` (status, and an S3
+/// error code, a body of its own starting with "<", or "" for none), one connection per request,
+/// and records the request heads.
 final class ScriptedS3: @unchecked Sendable {
     private let listener: LoopbackListener
     var port: Int { listener.port }
@@ -28,7 +29,8 @@ final class ScriptedS3: @unchecked Sendable {
             heads.answered += 1
             let more = heads.answered < answers.count
             heads.lock.unlock()
-            let body = code.isEmpty ? "" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>\(code)</Code><Message>scripted</Message></Error>"
+            let body = code.isEmpty || code.hasPrefix("<") ? code
+                : "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>\(code)</Code><Message>scripted</Message></Error>"
             let reply = "HTTP/1.1 \(status) Scripted\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
             _ = reply.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
             close(client)
@@ -72,6 +74,30 @@ final class ScriptedS3: @unchecked Sendable {
         #expect(try client(service).create("owner", data: Data("me\n".utf8)) == created)
         #expect(service.requests.count == 2)
         #expect(service.requests.allSatisfy { $0.hasPrefix("PUT /bucket/journal/owner ") && $0.lowercased().contains("if-none-match: *") })
+    }
+
+    /// Unfinished multipart uploads are listed page by page (ListMultipartUploads' two markers),
+    /// keys below the location's prefix; a page that says it is truncated but gives no markers
+    /// ends the listing.
+    @Test func unfinishedUploadsAreListedPageByPage() throws {
+        func page(_ uploads: [(String, String)], truncated: Bool, next: (String, String)?) -> String {
+            "<?xml version=\"1.0\"?><ListMultipartUploadsResult><Bucket>bucket</Bucket>"
+                + uploads.map { "<Upload><Key>journal/\($0.0)</Key><UploadId>\($0.1)</UploadId><Initiated>2026-12-01T10:00:00.000Z</Initiated></Upload>" }.joined()
+                + "<IsTruncated>\(truncated)</IsTruncated>"
+                + (next.map { "<NextKeyMarker>\($0.0)</NextKeyMarker><NextUploadIdMarker>\($0.1)</NextUploadIdMarker>" } ?? "")
+                + "</ListMultipartUploadsResult>"
+        }
+        let service = try ScriptedS3([
+            (200, page([("sha256/aa/x", "u1"), ("sha256/bb/y", "u2")], truncated: true, next: ("journal/sha256/bb/y", "u2"))),
+            (200, page([("trash/z", "u3")], truncated: true, next: nil)),
+        ])
+        let uploads = try client(service).unfinishedUploads()
+        #expect(uploads.map(\.key) == ["sha256/aa/x", "sha256/bb/y", "trash/z"])
+        #expect(uploads.map(\.uploadId) == ["u1", "u2", "u3"])
+        #expect(uploads[0].initiated == Date(timeIntervalSince1970: 1_796_119_200))
+        #expect(service.requests.count == 2)
+        #expect(service.requests[0].hasPrefix("GET /bucket/?max-uploads=1000&prefix=journal%2F&uploads= "))
+        #expect(service.requests[1].contains("key-marker=journal%2Fsha256%2Fbb%2Fy&max-uploads=1000&prefix=journal%2F&upload-id-marker=u2&uploads= "))
     }
 
     /// Any other conflict is the service's answer, not retried.
