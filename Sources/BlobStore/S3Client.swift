@@ -148,18 +148,14 @@ public final class S3Client: @unchecked Sendable {
         var objects: [S3Object] = []
         var token: String?
         let fullPrefix = location.objectKey(prefix)
-        let strip = location.prefix.isEmpty ? 0 : location.prefix.count + 1
         repeat {
-            // Parameters sorted by name, each encoded: the form SigV4 signs.
             var query = [("list-type", "2"), ("max-keys", String(min(pageSize, limit ?? pageSize)))]
             if !fullPrefix.isEmpty { query.append(("prefix", fullPrefix)) }
             if let token { query.append(("continuation-token", token)) }
-            let encoded = query.sorted { $0.0 < $1.0 }.map { "\($0.0)=\(S3Location.encode($0.1))" }.joined(separator: "&")
-            let response = try request("GET", location.bucketURL(query: encoded), what: "LIST \(fullPrefix)")
-            let page = S3ListingParser.parse(response.body)
+            let page = try listingPage(query, what: "LIST \(fullPrefix)")
             objects += page.objects.map { object in
                 var object = object
-                object.key = String(object.key.dropFirst(strip))
+                object.key = keyBelowPrefix(object.key)
                 return object
             }
             token = page.truncated ? page.nextToken : nil
@@ -174,17 +170,14 @@ public final class S3Client: @unchecked Sendable {
         var uploads: [S3Upload] = []
         var markers: (key: String, id: String)?
         let fullPrefix = location.objectKey(prefix)
-        let strip = location.prefix.isEmpty ? 0 : location.prefix.count + 1
         repeat {
             var query = [("uploads", ""), ("max-uploads", String(pageSize))]
             if !fullPrefix.isEmpty { query.append(("prefix", fullPrefix)) }
             if let markers { query += [("key-marker", markers.key), ("upload-id-marker", markers.id)] }
-            let encoded = query.sorted { $0.0 < $1.0 }.map { "\($0.0)=\(S3Location.encode($0.1))" }.joined(separator: "&")
-            let response = try request("GET", location.bucketURL(query: encoded), what: "LIST UPLOADS \(fullPrefix)")
-            let page = S3ListingParser.parse(response.body)
+            let page = try listingPage(query, what: "LIST UPLOADS \(fullPrefix)")
             uploads += page.uploads.map { upload in
                 var upload = upload
-                upload.key = String(upload.key.dropFirst(strip))
+                upload.key = keyBelowPrefix(upload.key)
                 return upload
             }
             // A page that says it is truncated but gives no way on ends the listing (never a loop).
@@ -205,6 +198,18 @@ public final class S3Client: @unchecked Sendable {
             throw S3Error.service(status: started.status, code: "NoUploadId", message: "the service gave no upload id", request: what)
         }
         return S3Upload(key: key, uploadId: uploadId, initiated: Date())
+    }
+
+    /// One page of a bucket listing, its parameters sorted by name and each encoded: the form
+    /// SigV4 signs.
+    private func listingPage(_ query: [(String, String)], what: String) throws -> S3ListingParser.Page {
+        let encoded = query.sorted { $0.0 < $1.0 }.map { "\($0.0)=\(S3Location.encode($0.1))" }.joined(separator: "&")
+        return S3ListingParser.parse(try request("GET", location.bucketURL(query: encoded), what: what).body)
+    }
+
+    /// A listed key as callers name it: below the location's prefix.
+    private func keyBelowPrefix(_ key: String) -> String {
+        String(key.dropFirst(location.prefix.isEmpty ? 0 : location.prefix.count + 1))
     }
 
     /// Aborts a multipart upload: its parts are deleted (aborting one already gone succeeds).
