@@ -35,12 +35,8 @@ func reexecWithHugePagesForImport() {
         heapReexecuted = true
         return
     }
-    var args = CommandLine.arguments.dropFirst()
-    while let first = args.first, first.hasPrefix("--library") {
-        args.removeFirst()
-        if first == "--library" { args = args.dropFirst() }
-    }
-    guard args.first == "import", auxiliaryValue(23 /* AT_SECURE */) == 0, auxiliaryValue(7 /* AT_BASE */) != 0 else { return }
+    let leading = LeadingOptions(CommandLine.arguments.dropFirst())
+    guard !leading.libraryLacksFolder, leading.rest.first == "import", auxiliaryValue(23 /* AT_SECURE */) == 0, auxiliaryValue(7 /* AT_BASE */) != 0 else { return }
     let key = "glibc.malloc.hugetlb"
     let previous = ProcessInfo.processInfo.environment["GLIBC_TUNABLES"]
     let tunables = previous ?? ""

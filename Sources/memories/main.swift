@@ -33,24 +33,13 @@ commands say when there is none.
 """
 
 func run(_ args: [String]) -> Int32 {
-    var leading = args[...]
-    var libraryPath: String?
-    // --library before the command name; after it, it is one of every command's options (parsed
-    // with them, so it is never taken out of another option's value).
-    while let first = leading.first, first == "--library" || first.hasPrefix("--library=") {
-        leading.removeFirst()
-        if first == "--library" {
-            guard let folder = leading.first, !folder.hasPrefix("--") else {
-                Output.error("--library needs a folder (to give one starting with --, write --library=FOLDER)\n\n\(rootHelp)")
-                return ExitCode.usage
-            }
-            libraryPath = folder
-            leading.removeFirst()
-        } else {
-            libraryPath = String(first.dropFirst("--library=".count))
-        }
+    let leading = LeadingOptions(args[...])
+    guard !leading.libraryLacksFolder else {
+        Output.error("--library needs a folder (to give one starting with --, write --library=FOLDER)\n\n\(rootHelp)")
+        return ExitCode.usage
     }
-    let rest = Array(leading)
+    let libraryPath = leading.library
+    let rest = Array(leading.rest)
     guard let name = rest.first else {
         FileHandle.standardError.write(Data((rootHelp + "\n").utf8))
         return ExitCode.usage

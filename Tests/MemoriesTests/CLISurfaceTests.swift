@@ -14,6 +14,23 @@ import Testing
         }
     }
 
+    /// `--library` before the command: with a folder after it or `=FOLDER`, the last one given
+    /// wins; without a folder it is a usage error. The import's re-exec reads the same options
+    /// (it must find the command's name behind them to know it is an import).
+    @Test func theLibraryBeforeTheCommand() throws {
+        let box = Sandbox()
+        let other = box.url.appendingPathComponent("other").path
+        let stages = ["MEMORIES_IMPORT_STAGES": "1"]
+        let imported = try box.run(["--library", "/nonexistent", "--library=\(other)", "import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "R"], environment: stages)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        if ImportTests.hugePagesAvailable { #expect(imported.stderr.contains("heap: re-executed yes"), "\(imported.stderr)") }
+        #expect(try box.run(["--library=/nonexistent", "--library", other, "list"]).stdout.contains("R"))
+        for words in [["--library"], ["--library", "--verbose", "list"]] {
+            let result = try box.run(words)
+            #expect(result.status == 64 && result.stderr.contains("--library needs a folder"), "\(words): \(result.stderr)")
+        }
+    }
+
     @Test func typosGetASuggestionAndExit64() throws {
         let box = Sandbox()
         let command = try box.run("imprt", "x")
