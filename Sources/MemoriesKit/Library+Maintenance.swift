@@ -110,10 +110,11 @@ extension Library {
         }
         // Rows with a key below 1 (another program wrote them): OpenSwiftData refuses to read them,
         // so the memories and photos they are would be missing from every command.
-        for (model, table) in [("memories", "Memory"), ("photos", "MemoryImage")] {
-            let count = try context.query("SELECT count(*) FROM \"\(table)\" WHERE _pk < 1").first?.first?.int64Value ?? 0
+        for (model, table) in [("memories", LibrarySQL.memory), ("photos", LibrarySQL.image)] {
+            let count = try context.query(LibrarySQL.rowsWithoutAKey(in: table)).first?.first?.int64Value ?? 0
             if count > 0 {
-                problems.append("rows of \(model) with a key below 1 (written by another program) cannot be read: \(count) in table \(table); "
+                problems.append("rows of \(model) with a key below 1 (written by another program) cannot be read: \(count) in table "
+                                + "\(table.trimmingCharacters(in: ["\""])); "
                                 + "give them positive keys (`_pk`), or restore library.store from a backup")
             }
         }

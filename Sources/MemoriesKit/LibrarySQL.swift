@@ -158,6 +158,10 @@ enum LibrarySQL {
         WHERE i.\(imageData) IS NULL OR i.\(imageData) != i.\(sha256)
         """
 
+    /// How many rows of `table` have a key below 1 (written by another program: OpenSwiftData
+    /// refuses to read them).
+    static func rowsWithoutAKey(in table: String) -> String { "SELECT count(*) FROM \(table) WHERE \(key) < 1" }
+
     /// The photos whose thumbnail is the blob `?`: key, file name, memory title.
     static let thumbnailOwners = """
         SELECT i.\(key), i.\(filename), m.\(title) FROM \(image) i LEFT JOIN \(memory) m ON m.\(key) = i.\(imageMemory) WHERE i.\(thumbnailData) = ?
