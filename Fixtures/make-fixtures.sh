@@ -22,6 +22,9 @@ for o in 1 2 3 4 5 6 7 8; do
        -Make="Fixture Camera" -Model="Model $o" "$img/good/orientation-$o.jpg"
 done
 cjpeg -quality 90 -progressive "$raw/photo.ppm" > "$img/good/progressive.jpg"
+# Baseline, one scan per component: decoded through whole-image coefficient arrays like a progressive file.
+printf '0;\n1;\n2;\n' > "$raw/scans.txt"
+cjpeg -quality 90 -scans "$raw/scans.txt" "$raw/photo.ppm" > "$img/good/multiscan.jpg"
 cjpeg -quality 90 -grayscale "$raw/photo.ppm" > "$img/good/greyscale.jpg"
 cjpeg -quality 90 "$raw/grey.pgm" > "$img/good/grey-source.jpg"
 vips colourspace "$raw/photo.ppm" "$img/good/cmyk.jpg[strip]" cmyk
@@ -77,6 +80,7 @@ printf 'not a photo\n' > "$here/photos/Rome/notes.txt"
     if [ $o -ge 5 ]; then echo -e "good/orientation-$o.jpg\tok jpeg 32 48 $o"; else echo -e "good/orientation-$o.jpg\tok jpeg 48 32 $o"; fi
   done
   echo -e "good/progressive.jpg\tok jpeg 96 64 1"
+  echo -e "good/multiscan.jpg\tok jpeg 96 64 1"
   echo -e "good/greyscale.jpg\tok jpeg 96 64 1"
   echo -e "good/grey-source.jpg\tok jpeg 64 40 1"
   echo -e "good/cmyk.jpg\tok jpeg 96 64 1"

@@ -27,6 +27,8 @@ extension BlobStore {
         public var keptYoung = 0
         /// What the trash holds after the sweep.
         public var trash = TrashSummary()
+        /// Clean-up steps that could not be done (the rest of the sweep was), each said in words.
+        public var warnings: [String] = []
 
         /// An empty report.
         public init(dryRun: Bool = false) { self.dryRun = dryRun }

@@ -215,11 +215,14 @@ public final class S3BlobStore: @unchecked Sendable {
     /// `gracePeriod` to the trash; trashed ones older than `trashGracePeriod` (or all, with
     /// `pruneNow`) deleted. `referenced` must throw rather than return a set it is unsure of.
     ///
-    /// The S3 form of a local store's temp files: multipart uploads begun under the location more
-    /// than `uploadGracePeriod` ago (a day: a slow upload of a large file may run for hours) and
-    /// never completed, left by a process that was killed or lost its network mid-upload, are
-    /// aborted (`tempFilesRemoved`). Their parts are stored and billed but belong to no object, so
-    /// nothing referenced can be among them; aborting one still in progress only fails that put.
+    /// The S3 form of a local store's temp files: multipart uploads of blob keys begun more than
+    /// `uploadGracePeriod` ago (a day: a slow upload of a large file may run for hours) and never
+    /// completed, left by a process that was killed or lost its network mid-upload, are aborted
+    /// (`tempFilesRemoved`). Their parts are stored and billed but belong to no object, so nothing
+    /// referenced can be among them; aborting one still running fails the save that made it (a
+    /// day-old upload: a process suspended that long). Uploads of other keys (another tool's, in a
+    /// bucket shared without a prefix) are left alone. This step is a clean-up: a service that does
+    /// not list uploads (no permission, not implemented) leaves a warning, not a failed sweep.
     public func sweep(gracePeriod: TimeInterval = 3600, trashGracePeriod: TimeInterval = 7 * 86400, pruneNow: Bool = false,
                       dryRun: Bool = false, lockTimeout: TimeInterval = 600, uploadGracePeriod: TimeInterval = 86400,
                       referenced: () throws -> Set<BlobDigest>) throws -> BlobStore.SweepReport {
@@ -265,10 +268,15 @@ public final class S3BlobStore: @unchecked Sendable {
                 left.bytes += object.size
             }
         }
-        for upload in try client.unfinishedUploads() {
-            guard let begun = upload.initiated, now.timeIntervalSince(begun) > uploadGracePeriod else { continue }
-            report.tempFilesRemoved += 1
-            if !dryRun { try client.abort(upload) }
+        do {
+            for upload in try client.unfinishedUploads(prefix: "sha256/") {
+                guard let digest = BlobDigest(exactHex: upload.key.split(separator: "/").last ?? ""), upload.key == Self.key(for: digest),
+                      let begun = upload.initiated, now.timeIntervalSince(begun) > uploadGracePeriod else { continue }
+                report.tempFilesRemoved += 1
+                if !dryRun { try client.abort(upload) }
+            }
+        } catch {
+            report.warnings.append("unfinished uploads were not cleaned up (\(error)); the rest of the sweep is done")
         }
         report.trash = dryRun ? left : try trashSummary()
         return report

@@ -194,7 +194,7 @@ public final class S3Client: @unchecked Sendable {
     /// Begins a multipart upload of `key`.
     func beginUpload(_ key: String, what: String) throws -> S3Upload {
         let started = try request("POST", location.url(for: key) + "?uploads=", body: .data(Data()), payloadHash: SHA256.digest(Data()).hex, what: what)
-        guard let uploadId = S3ListingParser.value("UploadId", in: started.body) else {
+        guard let uploadId = S3ListingParser.value("UploadId", in: started.body), !uploadId.isEmpty else {
             throw S3Error.service(status: started.status, code: "NoUploadId", message: "the service gave no upload id", request: what)
         }
         return S3Upload(key: key, uploadId: uploadId, initiated: Date())
@@ -213,8 +213,13 @@ public final class S3Client: @unchecked Sendable {
     }
 
     /// Aborts a multipart upload: its parts are deleted (aborting one already gone succeeds).
+    /// An upload without an id is refused: `DELETE key?uploadId=` deletes the object itself on
+    /// some services (Ceph's RADOS Gateway).
     public func abort(_ upload: S3Upload) throws {
         let what = "DELETE \(location.objectKey(upload.key)) (abort upload)"
+        guard !upload.uploadId.isEmpty else {
+            throw S3Error.service(status: 0, code: "NoUploadId", message: "an upload without an id was not aborted", request: what)
+        }
         do {
             _ = try request("DELETE", location.url(for: upload.key) + "?uploadId=" + S3Location.encode(upload.uploadId), what: what)
         } catch let error as S3Error where error.status == 404 {

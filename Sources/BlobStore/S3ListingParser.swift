@@ -75,7 +75,7 @@ final class S3ListingParser: NSObject, XMLParserDelegate {
         case "UploadId" where upload != nil: upload?.uploadId = text
         case "Initiated": upload?.initiated = S3ListingParser.isoDate(text)
         case "Upload":
-            if let upload { page.uploads.append(upload) }
+            if let upload, !upload.uploadId.isEmpty { page.uploads.append(upload) }
             upload = nil
         case "NextKeyMarker": page.nextKeyMarker = text
         case "NextUploadIdMarker": page.nextUploadIdMarker = text

@@ -74,11 +74,13 @@ static void fill_info(j_decompress_ptr d, img_info *info) {
     info->color_type = d->jpeg_color_space;
     info->bit_depth = d->data_precision;
     info->progressive = d->progressive_mode;
-    // A progressive (or multi-scan) decode keeps every component's DCT blocks, each 64 2-byte
-    // coefficients, in whole-image arrays whose sides are rounded up to the component's sampling
-    // factors (jdcoefct.c): subsampled chroma keeps a quarter of luma's, not as much.
+    // A file of several scans (progressive, or a baseline one whose first scan does not hold
+    // every component) is decoded through whole-image arrays of every component's DCT blocks, 64
+    // 2-byte coefficients each, sides rounded up to the component's sampling factors (jdcoefct.c,
+    // jdinput.c's has_multiple_scans): subsampled chroma keeps a quarter of luma's, not as much.
     info->coefficient_bytes = 0;
-    for (int c = 0; d->progressive_mode && c < d->num_components; c++) {
+    int multiple_scans = d->progressive_mode || d->comps_in_scan < d->num_components;
+    for (int c = 0; multiple_scans && c < d->num_components; c++) {
         jpeg_component_info *comp = &d->comp_info[c];
         long long wide = (comp->width_in_blocks + comp->h_samp_factor - 1) / comp->h_samp_factor * comp->h_samp_factor;
         long long high = (comp->height_in_blocks + comp->v_samp_factor - 1) / comp->v_samp_factor * comp->v_samp_factor;

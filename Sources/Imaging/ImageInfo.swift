@@ -16,8 +16,9 @@ public struct ImageInfo: Equatable, Sendable, Codable {
     public var bitDepth: Int
     /// Progressive JPEG or interlaced PNG.
     public var isProgressive: Bool
-    /// A progressive JPEG's DCT coefficients, which libjpeg keeps whole until the last scan:
-    /// their bytes, from the header's sizes and sampling factors (0 for other images).
+    /// The DCT coefficients of a JPEG of several scans (progressive, or baseline with one scan per
+    /// component), which libjpeg keeps whole until the last scan: their bytes, from the header's
+    /// sizes and sampling factors (0 for other images).
     public var coefficientBytes: Int = 0
     /// Orientation, capture time and camera, from EXIF and XMP.
     public var exif: ExifInfo

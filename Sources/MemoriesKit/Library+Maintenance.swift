@@ -16,7 +16,8 @@ public struct GCReport: Codable, Equatable {
     public var bytesFreed: Int64
     /// Files in use again (a restored store) taken back from the trash.
     public var restoredBlobs: Int
-    /// Files left in the temporary folder by interrupted writes, removed.
+    /// Partial writes removed: files left in the temporary folder by interrupted writes; in an
+    /// S3 bucket, unfinished multipart uploads over a day old, aborted.
     public var tempFilesRemoved: Int
     /// What the trash holds afterwards.
     public var trashBlobs: Int
@@ -24,6 +25,8 @@ public struct GCReport: Codable, Equatable {
     public var trashBytes: Int64
     /// `--dry-run`: what would be done, nothing done.
     public var dryRun: Bool
+    /// Clean-up steps that could not be done (the rest was), each said in words.
+    public var warnings: [String] = []
 }
 
 /// `verify`'s report, as printed with `--json`.
@@ -70,7 +73,7 @@ extension Library {
         let report = try container.collectGarbage(gracePeriod: 0, trashGracePeriod: trashGracePeriod, pruneNow: pruneNow, dryRun: dryRun)
         return GCReport(orphanBlobs: report.orphanBlobs, orphanBytes: report.orphanBytes, orphans: report.orphans.map(\.hex), prunedBlobs: report.prunedBlobs,
                         bytesFreed: report.bytesFreed, restoredBlobs: report.restoredBlobs, tempFilesRemoved: report.tempFilesRemoved,
-                        trashBlobs: report.trash.count, trashBytes: report.trash.bytes, dryRun: dryRun)
+                        trashBlobs: report.trash.count, trashBytes: report.trash.bytes, dryRun: dryRun, warnings: report.warnings)
     }
 
     /// SQLite's integrity check, and every referenced blob present with the right hash. A store

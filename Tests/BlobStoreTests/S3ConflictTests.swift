@@ -100,6 +100,21 @@ final class ScriptedS3: @unchecked Sendable {
         #expect(service.requests[1].contains("key-marker=journal%2Fsha256%2Fbb%2Fy&max-uploads=1000&prefix=journal%2F&upload-id-marker=u2&uploads= "))
     }
 
+    /// A service that does not list uploads (a policy without s3:ListBucketMultipartUploads) leaves
+    /// a warning: the sweep's other steps are done and reported, the sweep does not fail.
+    @Test func aSweepWhereUploadsCannotBeListedWarnsAndFinishes() throws {
+        let empty = "<?xml version=\"1.0\"?><ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>"
+        let service = try ScriptedS3([(200, empty), (200, empty), (403, "AccessDenied"), (200, empty)])
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sweep-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try S3BlobStore(client: client(service), lockDirectory: folder)
+        let report = try store.sweep(gracePeriod: -1, uploadGracePeriod: -1) { [] }
+        #expect(report.warnings.count == 1 && report.warnings[0].contains("unfinished uploads were not cleaned up"), "\(report.warnings)")
+        #expect(report.warnings[0].contains("AccessDenied"), "\(report.warnings)")
+        #expect(service.requests.count == 4)
+        #expect(service.requests[2].contains("uploads="))
+    }
+
     /// Any other conflict is the service's answer, not retried.
     @Test func anotherConflictIsNotRetried() throws {
         let service = try ScriptedS3([(409, "BucketAlreadyExists"), (200, "")])

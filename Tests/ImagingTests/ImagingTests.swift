@@ -52,7 +52,7 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
 
 @Suite struct ImagingTests {
     @Test func theFixtureListIsComplete() {
-        #expect(expectations.count == 56)
+        #expect(expectations.count == 57)
     }
 
     @Test(arguments: expectations)
@@ -345,6 +345,10 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         #expect(smallInfo.width == 24 && smallInfo.height == 16)
         #expect(smallInfo.coefficientBytes == (4 * 2 + 2 * 2 * 1) * 128)
         #expect(baseline.coefficientBytes == 0)
+        // Baseline with one scan per component: the same whole-image arrays as progressive.
+        let multiscan = try Imaging.probe(Data(contentsOf: fixtures.appendingPathComponent("good/multiscan.jpg")))
+        #expect(!multiscan.isProgressive && multiscan.coefficientBytes == progressive.coefficientBytes)
+        #expect(DecodeBudget.peakBytes(of: multiscan, scale: 8, maxSide: 256) > multiscan.coefficientBytes)
         #expect(DecodeBudget.peakBytes(of: baseline, scale: 8, maxSide: 256) < 96 * 64)
         // A large PNG read row by row needs a row and its reduction; an interlaced one, all of it.
         var png = try Imaging.probe(Data(contentsOf: fixtures.appendingPathComponent("good/rgb16.png")))

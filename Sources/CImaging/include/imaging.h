@@ -31,7 +31,7 @@ typedef struct {
     int bit_depth;
     int progressive;       // JPEG progressive / PNG interlaced
     int scans;             // JPEG scans read
-    long long coefficient_bytes; // progressive JPEG: what libjpeg keeps of its coefficients until the last scan
+    long long coefficient_bytes; // JPEG of several scans: what libjpeg keeps of its coefficients until the last
 } img_info;
 
 typedef struct {

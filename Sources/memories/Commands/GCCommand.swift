@@ -23,6 +23,7 @@ enum GCCommand: Command {
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         let report = try library().collectGarbage(dryRun: arguments.has("dry-run"), pruneNow: arguments.has("prune-now"))
+        for warning in report.warnings { Output.error("warning: \(warning)") }
         if arguments.has("json") {
             try Output.json(report)
             return ExitCode.success
