@@ -22,12 +22,12 @@ public struct ImportOptions {
     /// A batch holds at most this many bytes of originals (a file over `maxFileSize` counts as
     /// nothing: it is refused unread), and always one file: two batches are in memory at once (one
     /// stored while the next is decoded), so this bounds the import's memory, not the photo count.
-    public var batchBytes: Int64 = 32 << 20
+    public var batchBytes: Int64 = 24 << 20
     /// What the decodes running at once may hold together (`DecodeBudget`): with the two batches
-    /// of originals (64 MB) and the program's own (~30 MB), this bounds the import's memory at any
-    /// `jobs`, under 200 MB. (At 128 MB, two 22-megapixel progressive photos decoding at once took
-    /// the import to 209 MB.) A single decode larger than this runs alone.
-    public var decodeBytes = 96 << 20
+    /// of originals (48 MB) and the program's own (~36 MB), this bounds the import's memory at any
+    /// `jobs`, under 200 MB. (At 128 MB with 32 MB batches, two 22-megapixel progressive photos
+    /// decoding at once took the import to 198-209 MB.) A single decode larger than this runs alone.
+    public var decodeBytes = 112 << 20
     /// The thumbnail's longest side in pixels.
     public var thumbnailSide = 256
     /// What a photo may declare before it is refused unread (decompression bombs).
