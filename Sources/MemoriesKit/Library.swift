@@ -51,9 +51,13 @@ public final class Library {
             guard exists, FileManager.default.fileExists(atPath: store.path) else {
                 throw LibraryError.noLibrary(directory.path, photosLeft: Self.holdsPhotos(directory))
             }
-            // An unfinished store (an init stopped before its first write) is a library not made
-            // yet: there is none to read or maintain (`import` and `init` make it).
-            if Self.isUnfinishedStore(in: directory) { throw LibraryError.noLibrary(directory.path, photosLeft: false) }
+            // An empty store is not opened (opening would make its tables): an unfinished one (an
+            // init stopped before its first write) is a library not made yet (`import` and `init`
+            // make it); one with anything of a library beside it (photos, in the trash too, a
+            // bucket's settings) is a library whose store was emptied.
+            if Self.isEmptyStore(store) {
+                throw LibraryError.noLibrary(directory.path, photosLeft: !Self.isUnfinishedStore(in: directory))
+            }
         } else {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
@@ -95,14 +99,14 @@ public final class Library {
         if folder >= 0 && !locked && errno == EWOULDBLOCK { throw LibraryError.libraryExists(directory.path) }
         let store = directory.appendingPathComponent("library.store")
         try refuseDanglingStore(store)
-        // An unfinished store (an init stopped before its first write) is taken up where it is,
-        // when it was meant for the same photo place: opened and made, never removed (an `import`
-        // may be making it at this moment; SQLite's own locks let both go on).
-        let settingsFile = directory.appendingPathComponent(BlobSettings.fileName)
-        let settingsExist = FileManager.default.fileExists(atPath: settingsFile.path)
-        var sameSettings = !settingsExist
-        if settingsExist, let existing = try? BlobSettings.load(from: directory) { sameSettings = existing == blobs }
-        let takeUp = locked && sameSettings && isUnfinishedStore(in: directory)
+        // An unfinished store (an init stopped before its first write) is taken up where it is:
+        // opened and made, never removed (an `import` may be making it at this moment; SQLite's
+        // own locks let both go on). Only for a library in its own folder: such an import, finding
+        // no `blobs.json`, makes one there, and a bucket named now would split the two.
+        let settingsExist = FileManager.default.fileExists(atPath: directory.appendingPathComponent(BlobSettings.fileName).path)
+        let unfinished = locked && isUnfinishedStore(in: directory)
+        if unfinished && blobs != nil { throw LibraryError.unfinishedStore(directory.path) }
+        let takeUp = unfinished
         if !takeUp && (FileManager.default.fileExists(atPath: store.path) || settingsExist) {
             throw LibraryError.libraryExists(directory.path)
         }
@@ -118,16 +122,8 @@ public final class Library {
                 throw error
             }
         }
-        if takeUp {
-            do {
-                if !settingsExist { try blobs?.write(to: directory) }
-                return try Library(directory: directory)
-            } catch {
-                // The store stays (another process may be making it); settings written here go.
-                if !settingsExist && blobs != nil { try? FileManager.default.removeItem(at: settingsFile) }
-                throw error
-            }
-        }
+        // The store stays whatever happens (another process may be making it).
+        if takeUp { return try Library(directory: directory) }
         // The store file is made exclusively: of two inits in one folder at once, exactly one
         // goes on, and the other is told the folder holds a library (it must not go on to open,
         // or on failure remove, the store the first is making).
@@ -167,16 +163,38 @@ public final class Library {
         throw LibraryError.danglingStore(store.path, target: target)
     }
 
-    /// Whether `library.store` is what an init stopped between making the file and its first
-    /// write leaves: an empty file (or a link to one) with no journal and no stored photos beside
-    /// it (`blobs.json` may be there: it is written before the store is). A library not made yet.
-    static func isUnfinishedStore(in directory: URL) -> Bool {
-        let store = directory.appendingPathComponent("library.store")
+    /// Whether the store is an empty file (or a link to one) with no write-ahead log beside it.
+    static func isEmptyStore(_ store: URL) -> Bool {
         var status = stat()
         guard stat(store.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size == 0 else { return false }
-        for name in ["library.store-wal", "library.store-journal"]
+        return !FileManager.default.fileExists(atPath: store.path + "-wal")
+    }
+
+    /// Whether `library.store` is what an init stopped between making the file and its first
+    /// write leaves: an empty file (or a link to one), and beside it nothing a library makes once
+    /// its store is written: no journal, no `blobs.json` (a bucket's photos cannot be seen from
+    /// here), and a photo folder that is absent or holds no file but its lock (no photo, none in
+    /// the trash or half-written, no `owner` record). A folder that cannot be read is not taken
+    /// for empty. Anything else is a library whose store was emptied, and is treated as one.
+    static func isUnfinishedStore(in directory: URL) -> Bool {
+        guard isEmptyStore(directory.appendingPathComponent("library.store")) else { return false }
+        for name in ["library.store-journal", BlobSettings.fileName]
         where FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) { return false }
-        return !holdsPhotos(directory)
+        let support = directory.appendingPathComponent(".library_SUPPORT").path
+        guard FileManager.default.fileExists(atPath: support) else { return true }
+        guard access(support, R_OK | X_OK) == 0, let walk = FileManager.default.enumerator(atPath: support) else { return false }
+        var unreadable = false
+        for case let path as String in walk {
+            let full = support + "/" + path
+            var entry = stat()
+            guard lstat(full, &entry) == 0 else { return false }
+            if (entry.st_mode & S_IFMT) == S_IFDIR {
+                if access(full, R_OK | X_OK) != 0 { unreadable = true }
+            } else if path != "lock" {
+                return false
+            }
+        }
+        return !unreadable
     }
 
     /// Whether the library's photo folder holds stored photos (with or without a store beside it).

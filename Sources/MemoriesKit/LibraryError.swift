@@ -17,6 +17,8 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case badSettings(String, String)
     /// `memories init` on a folder that already holds a library.
     case libraryExists(String)
+    /// `init --blobs` on a folder whose store an earlier init left unfinished (empty).
+    case unfinishedStore(String)
     /// `library.store` is a symbolic link to nothing (a disk not mounted, a moved file): the
     /// store's path and where the link points.
     case danglingStore(String, target: String)
@@ -57,6 +59,10 @@ public enum LibraryError: Error, Equatable, LocalizedError {
             return "\(place) holds the photos of another library (\(owner)); nothing was copied. Choose another bucket or prefix"
         case .libraryExists(let path):
             return "\(path) already holds a library; choose another folder with --library"
+        case .unfinishedStore(let path):
+            return "\(path) holds an unfinished library (an empty library.store: an init stopped before it wrote anything). "
+                + "An init that keeps photos in a bucket does not take it up (an import may be making it in this folder): "
+                + "remove \(path)/library.store, then run the same init again; nothing was changed"
         case .danglingStore(let path, let target):
             return "\(path) is a symbolic link to \(target), which does not exist or cannot be followed (a disk not mounted, a file moved?): "
                 + "make it reachable again, or remove the link to start a new library there; nothing was changed"

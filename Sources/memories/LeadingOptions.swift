@@ -9,7 +9,7 @@ struct LeadingOptions {
     var library: String?
     /// The words from the command's name on.
     var rest: ArraySlice<String>
-    /// `--library` was last with no folder after it (nothing, or an option).
+    /// `--library` with no folder: nothing or an option after it, or `--library=` alone.
     var libraryLacksFolder = false
 
     init(_ words: ArraySlice<String>) {
@@ -18,6 +18,8 @@ struct LeadingOptions {
             rest.removeFirst()
             guard first == "--library" else {
                 library = String(first.dropFirst("--library=".count))
+                // `--library=` with nothing (a script's unset variable) is not the working folder.
+                if library!.isEmpty { libraryLacksFolder = true; return }
                 continue
             }
             guard let folder = rest.first, !folder.hasPrefix("--") else {

@@ -80,6 +80,7 @@ func run(_ args: [String]) -> Int32 {
     }
     do {
         let arguments = try command.parse(commandArgs)
+        if arguments.value("library") == "" { throw UsageError(message: "--library needs a folder") }
         let directory = (arguments.value("library") ?? libraryPath).map { URL(fileURLWithPath: $0) } ?? Library.defaultDirectory()
         // `init` makes a library rather than opening one.
         if command == InitCommand.self { return try InitCommand.create(arguments, directory: directory) }

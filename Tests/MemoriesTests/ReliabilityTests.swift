@@ -134,6 +134,34 @@ let canMount: Bool = {
         #expect(try FileManager.default.attributesOfItem(atPath: box.library.appendingPathComponent("library.store").path)[.size] as? Int == 0)
         #expect(Library.holdsPhotos(box.library))
 
+        // Photos only in the trash, or a half-written one, beside an emptied store: a library too.
+        for leftover in ["trash/" + String(repeating: "ab", count: 32), "tmp/partial-1"] {
+            let emptied = box.url.appendingPathComponent("emptied-\(leftover.prefix(4))")
+            try FileManager.default.createDirectory(at: emptied.appendingPathComponent(".library_SUPPORT/" + leftover).deletingLastPathComponent(),
+                                                    withIntermediateDirectories: true)
+            try Data("bytes".utf8).write(to: emptied.appendingPathComponent(".library_SUPPORT/" + leftover))
+            _ = FileManager.default.createFile(atPath: emptied.appendingPathComponent("library.store").path, contents: Data())
+            let initAgain = try box.run(["--library", emptied.path, "init"])
+            #expect(initAgain.status == 1 && initAgain.stderr.contains("already holds a library"), "\(leftover): \(initAgain.stderr)")
+            #expect(try FileManager.default.attributesOfItem(atPath: emptied.appendingPathComponent("library.store").path)[.size] as? Int == 0,
+                    "a refused init leaves the store as it was")
+            for command in ["list", "gc"] {
+                let result = try box.run(["--library", emptied.path, command])
+                #expect(result.status == 1 && result.stderr.contains("holds photos: restore library.store"), "\(leftover) \(command): \(result.stderr)")
+            }
+            #expect(try FileManager.default.attributesOfItem(atPath: emptied.appendingPathComponent("library.store").path)[.size] as? Int == 0,
+                    "gc did not make a new store beside the trashed photos")
+        }
+
+        // An init that keeps photos in a bucket does not take up an unfinished store (an import
+        // finding no blobs.json would make the library in the folder): it says what to do.
+        let bucketInit = box.url.appendingPathComponent("bucket-init")
+        try FileManager.default.createDirectory(at: bucketInit, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: bucketInit.appendingPathComponent("library.store").path, contents: Data())
+        let toBucket = try box.run(["--library", bucketInit.path, "init", "--blobs", "s3://bucket/j", "--endpoint", "http://127.0.0.1:9"])
+        #expect(toBucket.status == 1 && toBucket.stderr.contains("holds an unfinished library"), "\(toBucket.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bucketInit.path) == ["library.store"])
+
         // Another init holds the folder (it made the empty store and is about to write it).
         let busy = box.url.appendingPathComponent("busy")
         try FileManager.default.createDirectory(at: busy, withIntermediateDirectories: true)
