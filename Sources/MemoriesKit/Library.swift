@@ -103,11 +103,10 @@ public final class Library {
         // opened and made, never removed (an `import` may be making it at this moment; SQLite's
         // own locks let both go on). Only for a library in its own folder: such an import, finding
         // no `blobs.json`, makes one there, and a bucket named now would split the two.
-        let settingsExist = FileManager.default.fileExists(atPath: directory.appendingPathComponent(BlobSettings.fileName).path)
         let unfinished = locked && isUnfinishedStore(in: directory)
         if unfinished && blobs != nil { throw LibraryError.unfinishedStore(directory.path) }
-        let takeUp = unfinished
-        if !takeUp && (FileManager.default.fileExists(atPath: store.path) || settingsExist) {
+        if !unfinished && (FileManager.default.fileExists(atPath: store.path)
+                           || FileManager.default.fileExists(atPath: directory.appendingPathComponent(BlobSettings.fileName).path)) {
             throw LibraryError.libraryExists(directory.path)
         }
         let support = directory.appendingPathComponent(".library_SUPPORT")
@@ -123,7 +122,7 @@ public final class Library {
             }
         }
         // The store stays whatever happens (another process may be making it).
-        if takeUp { return try Library(directory: directory) }
+        if unfinished { return try Library(directory: directory) }
         // The store file is made exclusively: of two inits in one folder at once, exactly one
         // goes on, and the other is told the folder holds a library (it must not go on to open,
         // or on failure remove, the store the first is making).
