@@ -127,19 +127,22 @@ enum Gallery {
             + "<figcaption>\(day.isEmpty ? "" : day + " · ")\(name)</figcaption></figure>"
     }
 
+    /// `text` for an HTML text node or a quoted attribute value. By Unicode scalar, as a browser
+    /// reads it: a `"` followed by a combining mark or U+200D is one Swift `Character` that is not
+    /// `"`, and compared by `Character` it went through raw and ended the attribute.
     static func escape(_ text: String) -> String {
-        var out = ""
-        for ch in text {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(ch)
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
+            case "'": out.append(contentsOf: "&#39;".unicodeScalars)
+            default: out.append(scalar)
             }
         }
-        return out
+        return String(out)
     }
 
     /// A relative link to a file in the export: each path segment percent-encoded.

@@ -253,6 +253,26 @@ import Testing
         }
     }
 
+    /// A name whose `"` is followed by U+200D or a combining mark (one Swift `Character`, two code
+    /// points to a browser) cannot end an attribute and add its own (`onload=` ran script when the
+    /// gallery was opened).
+    @Test func aQuoteJoinedToAnotherCodePointIsEscapedInTheGallery() {
+        for joiner in ["\u{200D}", "\u{301}", "\u{FE0F}"] {
+            let name = "a\"\(joiner) onload=alert(1) x=<b>\(joiner)'\(joiner).jpg"
+            let file = ExportManifest.File(file: "a.jpg", thumbnail: nil, originalFilename: name, sha256: "", format: "jpeg",
+                                           width: 1, height: 1, bytes: 1, takenAt: nil)
+            let manifest = ExportManifest(memory: .init(id: "", title: "t\"\(joiner)<", date: "2024-01-01", notes: "&\(joiner)"), exportedAt: "",
+                                          format: "original", files: [file], failed: [], warnings: [])
+            let html = Gallery.html(manifest)
+            let escaped = "a&quot;\(joiner) onload=alert(1) x=&lt;b&gt;\(joiner)&#39;\(joiner).jpg"
+            #expect(html.contains(#"data-name="\#(escaped)""#) && html.contains(#"alt="\#(escaped)""#), "\(html)")
+            #expect(!html.unicodeScalars.split(separator: "\n").contains { line in
+                String(String.UnicodeScalarView(line)).contains("\"\(joiner)")
+            }, "no raw quote before the joiner anywhere")
+            #expect(html.contains("t&quot;\(joiner)&lt;") && html.contains("&amp;\(joiner)"))
+        }
+    }
+
     @Test func aPhotoWithoutAThumbnailIsShownInTheGalleryByItself() {
         let file = ExportManifest.File(file: "a b.jpg", thumbnail: nil, originalFilename: "a b.jpg", sha256: "", format: "jpeg",
                                        width: 1, height: 1, bytes: 1, takenAt: nil)

@@ -61,6 +61,15 @@ import Testing
         #expect(try names(#Predicate<Item> { $0.name.starts(with: "*") }) == [])
     }
 
+    /// A wildcard followed by a combining mark or U+200D is one Swift `Character` that is not the
+    /// wildcard; SQLite reads the pattern by code point, so the escaping must too.
+    @Test func wildcardsAreEscapedByUnicodeScalar() throws {
+        #expect(globEscaped("*\u{301}?\u{200D}[x") == "[*]\u{301}[?]\u{200D}[[]x")
+        #expect(likeEscaped("%\u{301}_\u{200D}\\") == "\\%\u{301}\\_\u{200D}\\\\")
+        // Unescaped, "*\u{301}" would be a GLOB matching any text that holds U+0301.
+        #expect(try names(#Predicate<Item> { $0.name.starts(with: "*\u{301}") }) == [])
+    }
+
     @Test func localizedStandardContainsIgnoresCaseAndAccentsAndEscapesLike() throws {
         let p = #Predicate<Item> { ($0.note ?? "").localizedStandardContains("CREME") }
         #expect(try sql(p) == #"(osd_fold(coalesce(t0."note", ?)) LIKE ? ESCAPE '\')"#)

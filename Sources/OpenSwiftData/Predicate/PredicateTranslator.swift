@@ -153,26 +153,28 @@ protocol SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm
 }
 
-/// Escapes `%`, `_` and `\` for `LIKE … ESCAPE '\'`.
+/// Escapes `%`, `_` and `\` for `LIKE … ESCAPE '\'`. By Unicode scalar, as SQLite reads the
+/// pattern: a `%` followed by a combining mark is one Swift `Character` that is not `%`.
 func likeEscaped(_ text: String) -> String {
-    var out = ""
-    for ch in text {
-        if ch == "%" || ch == "_" || ch == "\\" { out.append("\\") }
-        out.append(ch)
+    var out = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+        if scalar == "%" || scalar == "_" || scalar == "\\" { out.append("\\") }
+        out.append(scalar)
     }
-    return out
+    return String(out)
 }
 
-/// Escapes `*`, `?` and `[` for GLOB, which is case-sensitive like Swift.
+/// Escapes `*`, `?` and `[` for GLOB, which is case-sensitive like Swift. By Unicode scalar, as
+/// `likeEscaped`.
 func globEscaped(_ text: String) -> String {
-    var out = ""
-    for ch in text {
-        switch ch {
-        case "*": out += "[*]"
-        case "?": out += "[?]"
-        case "[": out += "[[]"
-        default: out.append(ch)
+    var out = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "*": out.append(contentsOf: "[*]".unicodeScalars)
+        case "?": out.append(contentsOf: "[?]".unicodeScalars)
+        case "[": out.append(contentsOf: "[[]".unicodeScalars)
+        default: out.append(scalar)
         }
     }
-    return out
+    return String(out)
 }
