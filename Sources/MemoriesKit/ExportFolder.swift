@@ -11,8 +11,9 @@
 //     a symbolic link is refused.
 // (3) A file is written under a temporary hidden name (`.NAME.partial-RANDOM`), created with
 //     openat(O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW), fsync'ed, closed, and only then renamed
-//     (renameat, same descriptor) to its final name. So a final name only ever names a complete
-//     file; on any failure, the temporary file is removed.
+//     (renameat2 with RENAME_NOREPLACE, same descriptor) to its final name. So a final name only
+//     ever names a complete file, and never replaces one another program put there (two exports
+//     into one new folder); on any failure, the temporary file is removed.
 // (4) Failures of the destination throw `ExportError.destination` with the errno and the final
 //     name, never a library error; errors of the content producer (a corrupt blob) pass through
 //     unchanged, after the temporary file was removed.
@@ -114,7 +115,7 @@ final class ExportFolder {
             guard fsync(file) == 0 else { throw ExportError.destination(path: shown, operation: "writing", errno: errno) }
             open = false
             guard close(file) == 0 else { throw ExportError.destination(path: shown, operation: "writing", errno: errno) }
-            guard renameat(fd, temporary, fd, name) == 0 else {
+            guard Self.renameWithoutReplacing(fd, temporary, name) == 0 else {
                 throw ExportError.destination(path: shown, operation: "writing", errno: errno)
             }
         } catch {
@@ -122,6 +123,28 @@ final class ExportFolder {
             unlinkat(fd, temporary, 0)
             throw error
         }
+    }
+
+    /// renameat(2) that fails with EEXIST instead of replacing a file already at `name`: the
+    /// folder was empty when opened, so a file there now was written by another program (two
+    /// exports into one new folder each replaced the other's photos). RENAME_NOREPLACE where the
+    /// file system has it; elsewhere (it answers EINVAL) a check just before the rename, which
+    /// leaves only the instant between the two.
+    static func renameWithoutReplacing(_ folder: Int32, _ from: String, _ to: String) -> Int32 {
+        if let renameat2 = Self.renameat2 {
+            let result = renameat2(folder, from, folder, to, 1 /* RENAME_NOREPLACE */)
+            if result == 0 || errno != EINVAL { return result }
+        }
+        if faccessat(folder, to, F_OK, AT_SYMLINK_NOFOLLOW) == 0 {
+            errno = EEXIST
+            return -1
+        }
+        return renameat(folder, from, folder, to)
+    }
+
+    /// glibc's renameat2 (2.28 on), looked up by name: the Glibc module does not declare it.
+    private static let renameat2 = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2").map {
+        unsafeBitCast($0, to: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32).self)
     }
 
     /// Makes the folder's entries durable (after the renames).

@@ -26,7 +26,7 @@ struct FileNames {
     }
 
     /// Names the export writes itself.
-    static let reserved: Set<String> = ["manifest.json", "index.html", "thumbs"]
+    static let reserved: Set<String> = ["manifest.json", "index.html", "thumbs", "previews"]
 
     static func sanitize(_ name: String) -> String {
         var out = ""

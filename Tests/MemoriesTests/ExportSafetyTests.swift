@@ -90,6 +90,39 @@ import Testing
         #expect(try Data(contentsOf: moved.appendingPathComponent("p.jpg")) == Data("photo".utf8))
     }
 
+    /// Two exports into one new folder each passed the empty check and then replaced the other's
+    /// photos by rename; a name another program wrote meanwhile is now an error, its file kept.
+    @Test func aFileAnotherProgramWroteIsNeverReplaced() throws {
+        let box = Sandbox()
+        let dest = box.url.appendingPathComponent("dest")
+        let folder = try ExportFolder(creatingEmpty: dest.path)
+        try Data("theirs".utf8).write(to: dest.appendingPathComponent("p.jpg"))
+        #expect(throws: ExportError.destination(path: dest.path + "/p.jpg", operation: "writing", errno: EEXIST)) {
+            try folder.write("p.jpg", Data("ours".utf8))
+        }
+        #expect(try Data(contentsOf: dest.appendingPathComponent("p.jpg")) == Data("theirs".utf8))
+        #expect(tree(dest) == ["p.jpg"], "no temporary file left")
+        // The same where the file system lacks RENAME_NOREPLACE (the fallback's check).
+        try Data("x".utf8).write(to: dest.appendingPathComponent(".t"))
+        #expect(ExportFolder.renameWithoutReplacing(folder.fd, ".t", "p.jpg") == -1 && errno == EEXIST)
+        #expect(ExportFolder.renameWithoutReplacing(folder.fd, ".t", "q.jpg") == 0)
+    }
+
+    /// The gallery's own folders are names a photo cannot take (`previews` made every `--html`
+    /// export of its memory fail).
+    @Test func aPhotoNamedLikeTheGallerysFoldersIsRenamed() throws {
+        let box = Sandbox()
+        for (n, name) in ["previews", "thumbs", "index.html", "Manifest.JSON"].enumerated() {
+            _ = box.copy(fixtureImages.appendingPathComponent("good/orientation-\(n + 1).jpg"), to: "src/\(name)")
+        }
+        #expect(try box.run("import", box.url.appendingPathComponent("src").path, "--title", "P").status == 0)
+        let out = box.url.appendingPathComponent("out")
+        let result = try box.run("export", "P", out.path, "--html")
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: out.path))
+        #expect(names == ["previews", "thumbs", "index.html", "manifest.json", "previews (2)", "thumbs (2)", "index (2).html", "Manifest (2).JSON"], "\(names)")
+    }
+
     @Test func aFailedWriteLeavesNeitherAFinalNameNorATemporaryFile() throws {
         let box = Sandbox()
         let folder = try ExportFolder(creatingEmpty: box.url.appendingPathComponent("dest").path)
