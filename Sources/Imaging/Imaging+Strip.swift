@@ -13,12 +13,15 @@ extension Imaging {
 
     /// Removes EXIF (with GPS), XMP, IPTC, comments and text without touching the pixels where
     /// the format allows it:
-    /// - JPEG: every APP1 (EXIF, XMP), APP3–APP13 and APP15 segment and COM are dropped; JFIF (APP0),
-    ///   the ICC profile (APP2) and Adobe's colour transform (APP14) stay; the entropy-coded data is
-    ///   copied as it is, so the decoded pixels are identical. An orientation other than 1 is kept
-    ///   as the only EXIF tag, so the photo still shows upright.
-    /// - PNG: the eXIf, tEXt, iTXt, zTXt and tIME chunks are dropped (an orientation other than 1
-    ///   is kept as a minimal eXIf).
+    /// - JPEG: of the application segments only JFIF (APP0), the ICC profile (APP2 `ICC_PROFILE`)
+    ///   and Adobe's colour transform (APP14) stay; EXIF, XMP, MPF, IPTC, comments, and anything
+    ///   after the end-of-image marker (a phone's second image or Motion Photo video, each with
+    ///   EXIF and GPS of its own) are dropped. The entropy-coded data is copied as it is, so the
+    ///   decoded pixels are identical. An orientation other than 1 is kept as the only EXIF tag,
+    ///   so the photo still shows upright.
+    /// - PNG: only the chunks that say how to show the pixels stay (`keptPNGChunks`); text,
+    ///   eXIf, tIME, C2PA, private chunks and anything after IEND are dropped (an orientation
+    ///   other than 1 is kept as a minimal eXIf).
     /// - HEIC, AVIF, WebP: re-encoded as JPEG (upright, without metadata), and `note` says so.
     public static func strippingMetadata(_ data: Data, quality: Int = 92, limits: ImageLimits = .default) throws -> Stripped {
         let info = try probe(data)
@@ -54,55 +57,84 @@ extension Imaging {
             out += [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
             wroteOrientation = true
         }
-        while i + 4 <= bytes.count {
+        func starts(_ at: Int, _ end: Int, with identifier: String) -> Bool {
+            let id = Array(identifier.utf8)
+            return at + id.count <= end && Array(bytes[at..<(at + id.count)]) == id
+        }
+        var sawScan = false
+        while i + 2 <= bytes.count {
             guard bytes[i] == 0xFF else { throw ImageError.corrupt(.jpeg, "a marker was expected at byte \(i)") }
             let marker = bytes[i + 1]
             if marker == 0xFF { i += 1; continue }  // fill byte
-            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
-            guard length >= 2, i + 2 + length <= bytes.count else { throw ImageError.truncated(.jpeg, "a segment runs past the end") }
-            if marker == 0xDA {
-                // Start of scan: from here to the end (entropy-coded data, later scans, EOI) as it is.
-                orientationSegment()
-                out += bytes[i...]
+            if marker == 0xD9 {
+                // End of image: whatever follows is not this image (dropped).
+                guard sawScan else { break }
+                out += [0xFF, 0xD9]
                 return Data(out)
             }
-            let keep = marker == 0xE0 || marker == 0xE2 || marker == 0xEE || !(0xE1...0xEF).contains(marker) && marker != 0xFE
+            guard i + 4 <= bytes.count else { break }
+            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            let end = i + 2 + length
+            guard length >= 2, end <= bytes.count else { throw ImageError.truncated(.jpeg, "a segment runs past the end") }
+            let keep: Bool
+            switch marker {
+            case 0xE0: keep = starts(i + 4, end, with: "JFIF\0")
+            case 0xE2: keep = starts(i + 4, end, with: "ICC_PROFILE\0")
+            case 0xEE: keep = starts(i + 4, end, with: "Adobe")
+            case 0xE1, 0xE3...0xED, 0xEF, 0xFE: keep = false
+            default: keep = true
+            }
             if marker != 0xE0 { orientationSegment() }  // after JFIF, before the rest
-            if keep { out += bytes[i..<(i + 2 + length)] }
-            i += 2 + length
+            if keep { out += bytes[i..<end] }
+            i = end
+            if marker == 0xDA {
+                // A scan's entropy-coded data, copied as it is, up to the next marker (0xFF
+                // followed by 0x00 is a stuffed byte, by 0xD0–0xD7 a restart: both are data).
+                sawScan = true
+                var j = i
+                while j + 1 < bytes.count {
+                    if bytes[j] == 0xFF, bytes[j + 1] != 0x00, !(0xD0...0xD7).contains(bytes[j + 1]) { break }
+                    j += 1
+                }
+                if j + 1 >= bytes.count {
+                    // No end-of-image marker: the data runs to the end of the file.
+                    out += bytes[i...]
+                    return Data(out)
+                }
+                out += bytes[i..<j]
+                i = j
+            }
         }
+        if sawScan { return Data(out) }
         throw ImageError.truncated(.jpeg, "no image data (start of scan) found")
     }
+
+    /// The PNG chunks a stripped copy keeps: the image itself and what says how to show it
+    /// (palette, transparency, colour space, pixel size, APNG animation). Everything else goes.
+    static let keptPNGChunks: Set<String> = ["IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB", "iCCP", "cICP",
+                                             "mDCv", "cLLi", "sBIT", "bKGD", "pHYs", "acTL", "fcTL", "fdAT"]
 
     static func strippedPNG(_ data: Data, orientation: Int) throws -> Data {
         let bytes = [UInt8](data)
         var out = Array(bytes[0..<8])
         var i = 8
-        let dropped: Set<String> = ["eXIf", "tEXt", "iTXt", "zTXt", "tIME"]
+        var sawData = false
         while i + 12 <= bytes.count {
             let length = Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
             let end = i + 12 + length
             guard length >= 0, end <= bytes.count else { throw ImageError.truncated(.png, "a chunk runs past the end") }
             let type = String(decoding: bytes[(i + 4)..<(i + 8)], as: UTF8.self)
-            if type == "IDAT" && orientation != 1 {
-                out += chunk("eXIf", [UInt8](orientationOnlyExif(orientation).dropFirst(6)))
+            if type == "IDAT" && !sawData {
+                if orientation != 1 { out += chunk("eXIf", [UInt8](orientationOnlyExif(orientation).dropFirst(6))) }
+                sawData = true
             }
-            if !dropped.contains(type) { out += bytes[i..<end] }
-            if type == "IDAT" {
-                // Everything from the first image data on is kept as it is, except the dropped chunks.
-                var j = end
-                while j + 12 <= bytes.count {
-                    let n = Int(bytes[j]) << 24 | Int(bytes[j + 1]) << 16 | Int(bytes[j + 2]) << 8 | Int(bytes[j + 3])
-                    let e = j + 12 + n
-                    guard n >= 0, e <= bytes.count else { throw ImageError.truncated(.png, "a chunk runs past the end") }
-                    if !dropped.contains(String(decoding: bytes[(j + 4)..<(j + 8)], as: UTF8.self)) { out += bytes[j..<e] }
-                    j = e
-                }
-                return Data(out)
-            }
+            if keptPNGChunks.contains(type) { out += bytes[i..<end] }
+            // Whatever follows IEND is not this image (dropped).
+            if type == "IEND" { break }
             i = end
         }
-        throw ImageError.truncated(.png, "no image data (IDAT) found")
+        guard sawData else { throw ImageError.truncated(.png, "no image data (IDAT) found") }
+        return Data(out)
     }
 
     /// A PNG chunk: length, type, data, CRC-32 of type and data.

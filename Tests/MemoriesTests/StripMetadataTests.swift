@@ -1,5 +1,5 @@
 import Foundation
-import Imaging
+@testable import Imaging
 import Testing
 
 struct ManifestJSON: Decodable {
@@ -45,5 +45,37 @@ struct ManifestJSON: Decodable {
         #expect(manifest.files.first { $0.file == "rotated.jpg" }?.format == "jpeg")
         #expect(manifest.warnings.map(\.reason) == ["converted from HEIC to JPEG to remove its metadata (no lossless way here)"])
         #expect(result.stderr.isEmpty || !result.stderr.contains("error"))
+    }
+
+    /// What phones put beside the image: an MPF segment, and after the end-of-image marker a
+    /// second image or a Motion Photo video with EXIF and GPS of its own. A stripped copy keeps
+    /// none of it; the scans (several, here) are copied as they are.
+    @Test func aJPEGLosesItsMPFSegmentAndEverythingAfterItsEnd() throws {
+        let scans = try Data(contentsOf: fixtureImages.appendingPathComponent("good/multiscan.jpg"))
+        let tail = try Data(contentsOf: fixtureImages.appendingPathComponent("good/private.jpg"))
+        let mpfPayload = Data("MPF\0".utf8) + Data("MM\0\u{2A}secret place".utf8)
+        let mpf = Data([0xFF, 0xE2, 0, UInt8(mpfPayload.count + 2)]) + mpfPayload
+        let phone = scans.prefix(2) + mpf + scans.dropFirst(2) + tail
+        let stripped = try Imaging.strippingMetadata(phone).data
+        #expect(try pixels(stripped) == pixels(scans))
+        #expect(stripped.suffix(2) == Data([0xFF, 0xD9]), "ends at the end-of-image marker")
+        #expect(stripped.range(of: Data("secret place".utf8)) == nil && stripped.range(of: Data("MPF".utf8)) == nil)
+        #expect(stripped.range(of: Data([0xFF, 0xD8, 0xFF])) == 0..<3, "one image")
+        // The colour profile stays.
+        let p3 = try Data(contentsOf: fixtureImages.appendingPathComponent("good/display-p3.jpg"))
+        #expect(try Imaging.strippingMetadata(p3).data.range(of: Data("ICC_PROFILE\0".utf8)) != nil)
+    }
+
+    /// Only the chunks that say how to show the pixels stay: a C2PA or private chunk goes, and
+    /// bytes after IEND no longer make the strip fail ("a chunk runs past the end").
+    @Test func aPNGKeepsOnlyTheChunksThatShowItsPixels() throws {
+        let original = try Data(contentsOf: fixtureImages.appendingPathComponent("good/private.png"))
+        // IEND is the last 12 bytes.
+        let c2pa = Imaging.chunk("caBX", Array("GPS 47.37 N".utf8)) + Imaging.chunk("prVt", Array("secret".utf8))
+        let png = original.dropLast(12) + Data(c2pa) + original.suffix(12) + Data("trailing GPS 47.37 N, more than twelve bytes".utf8)
+        let stripped = try Imaging.strippingMetadata(png).data
+        #expect(try pixels(stripped) == pixels(original))
+        #expect(stripped.range(of: Data("GPS".utf8)) == nil && stripped.range(of: Data("secret".utf8)) == nil)
+        #expect(stripped.suffix(12) == original.suffix(12), "ends with IEND")
     }
 }
