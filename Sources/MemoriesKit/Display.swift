@@ -29,34 +29,84 @@ public enum Display {
 
     static func iso(_ date: Date, in zone: TimeZone) -> String { formatters.iso(date, in: zone) }
 
-    /// `YYYY-MM-DD` (midnight in the user's time zone) or an ISO 8601 date-time (in the user's
-    /// time zone unless it gives an offset), in the years 1–9999.
-    /// - Throws: `LibraryError.invalidDate` for anything else (the CLI makes it a usage error).
-    public static func parseDate(_ text: String) throws -> Date {
-        // A four-digit year first: DateFormatter alone also takes "99999-01-01" and "-1-01-01".
-        let head = Array(text.utf8.prefix(10))
-        let digits = [0, 1, 2, 3, 5, 6, 8, 9]
-        guard head.count == 10, head[4] == UInt8(ascii: "-"), head[7] == UInt8(ascii: "-"),
-              digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(head[$0]) }),
-              let date = parse(text) else { throw LibraryError.invalidDate(text) }
+    /// `YYYY-MM-DD` (the first instant of that day in the user's time zone: midnight, or where
+    /// daylight saving time starts at midnight, the end of the skipped hour) or a date-time
+    /// `YYYY-MM-DDTHH:MM[:SS[.fraction]]` (`T` or a space) in the user's time zone, or at the
+    /// offset it ends with (`Z`, `±HH:MM` or `±HHMM`, at most 18 hours). Years 1–9999, in
+    /// Foundation's Gregorian calendar (the Julian one before 1582-10-15, as dates are written).
+    /// - Throws: `LibraryError.invalidDate` for anything else, including a day the month does not
+    ///   have, an offset out of range and anything after the date (the CLI makes it a usage error).
+    public static func parseDate(_ text: String) throws -> Date { try parseDate(text, in: zone) }
+
+    static func parseDate(_ text: String, in zone: TimeZone) throws -> Date {
+        guard let parts = DateText(text) else { throw LibraryError.invalidDate(text) }
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.era, .year], from: date)
-        guard parts.era == 1, let year = parts.year, (1...9999).contains(year) else { throw LibraryError.invalidDate(text) }
-        return date
+        calendar.timeZone = parts.offset.flatMap { TimeZone(secondsFromGMT: $0) } ?? zone
+        // A local time daylight saving skips is moved past the gap (Calendar's rule), so a day
+        // whose midnight does not exist starts at 01:00. The day must stay the one given:
+        // 2024-02-30 or 1582-10-10 (skipped when the calendar changed) would be another day.
+        guard let date = calendar.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day,
+                                                              hour: parts.hour, minute: parts.minute, second: parts.second)),
+              calendar.dateComponents([.era, .year, .month, .day], from: date)
+                == DateComponents(era: 1, year: parts.year, month: parts.month, day: parts.day) else {
+            throw LibraryError.invalidDate(text)
+        }
+        return date.addingTimeInterval(parts.fraction)
     }
 
-    private static func parse(_ text: String) -> Date? {
-        let iso = ISO8601DateFormatter()
-        if let date = iso.date(from: text) { return date }
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = zone
-        for format in ["yyyy-MM-dd", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd HH:mm", "yyyy-MM-dd'T'HH:mm:ss"] {
-            f.dateFormat = format
-            if let date = f.date(from: text) { return date }
+    /// The fields of a date argument, read strictly (nothing left over).
+    struct DateText {
+        var year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0
+        var fraction = 0.0
+        /// Seconds east of UTC, when the text gives an offset.
+        var offset: Int?
+
+        init?(_ text: String) {
+            let b = Array(text.utf8)
+            var at = 0
+            func digits(_ count: Int) -> Int? {
+                guard at + count <= b.count else { return nil }
+                var n = 0
+                for i in at..<(at + count) {
+                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b[i]) else { return nil }
+                    n = n * 10 + Int(b[i] - UInt8(ascii: "0"))
+                }
+                at += count
+                return n
+            }
+            func take(_ ascii: Unicode.Scalar) -> Bool {
+                guard at < b.count, b[at] == UInt8(ascii: ascii) else { return false }
+                at += 1
+                return true
+            }
+            guard let year = digits(4), take("-"), let month = digits(2), take("-"), let day = digits(2),
+                  (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
+            (self.year, self.month, self.day) = (year, month, day)
+            if at == b.count { return }
+            guard take("T") || take(" "), let hour = digits(2), take(":"), let minute = digits(2), hour < 24, minute < 60 else { return nil }
+            (self.hour, self.minute) = (hour, minute)
+            if take(":") {
+                guard let second = digits(2), second < 60 else { return nil }
+                self.second = second
+                if take(".") {
+                    let first = at
+                    while at < b.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b[at]) { at += 1 }
+                    guard at > first, at - first <= 9 else { return nil }
+                    fraction = Double("0." + String(decoding: b[first..<at], as: UTF8.self)) ?? 0
+                }
+            }
+            if take("Z") {
+                offset = 0
+            } else if at < b.count, b[at] == UInt8(ascii: "+") || b[at] == UInt8(ascii: "-") {
+                let sign = b[at] == UInt8(ascii: "-") ? -1 : 1
+                at += 1
+                guard let hours = digits(2) else { return nil }
+                _ = take(":")
+                guard let minutes = digits(2), minutes < 60, hours * 60 + minutes <= 18 * 60 else { return nil }
+                offset = sign * (hours * 3600 + minutes * 60)
+            }
+            guard at == b.count else { return nil }
         }
-        return nil
     }
 
     /// `12.3 MB`, `512 B`: a size for people, in powers of 1,000.

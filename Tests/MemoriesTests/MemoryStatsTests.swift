@@ -1,5 +1,5 @@
 import Foundation
-import MemoriesKit
+@testable import MemoriesKit
 import Testing
 
 /// `list`'s counts come from memory_stats, which triggers keep; they must always equal the rows.
@@ -152,6 +152,36 @@ import Testing
 }
 
 @Suite struct DateTextTests {
+    /// Arguments (`--date`, `--since`, `--until`) are read strictly, and a day whose midnight
+    /// daylight saving time skips still has a first instant.
+    @Test func dateArgumentsAreReadStrictlyAndEveryDayHasAStart() throws {
+        let utc = TimeZone(identifier: "UTC")!
+        func parse(_ text: String, _ zone: TimeZone = utc) throws -> Date { try Display.parseDate(text, in: zone) }
+        let noon = try parse("2024-06-11T12:00:00Z")
+        #expect(noon == Date(timeIntervalSince1970: 1_718_107_200))
+        #expect(try parse("2024-06-11T12:00:00+05:30") == noon.addingTimeInterval(-19_800), "half-hour offsets are kept")
+        #expect(try parse("2024-06-11T12:00:00+0530") == noon.addingTimeInterval(-19_800))
+        #expect(try parse("2024-06-11 12:00") == noon && parse("2024-06-11T12:00") == noon)
+        #expect(try parse("2024-06-11T12:00:00.25Z") == noon.addingTimeInterval(0.25))
+        #expect(try parse("2024-06-11") == noon.addingTimeInterval(-43_200))
+        for bad in ["2024-06-11T12:00:00+5:30", "2024-06-11T12:00:00+24:00", "2024-06-11T12:00:00+25:00", "2024-06-11T12:00:00+99:99",
+                    "2024-06-11T12:00:00Zjunk", "2024-06-11T12:00:00+05:30junk", "2024-06-11T12:00:00Z+05:00", "2024-06-11 ",
+                    "2024-06-11T12:00:00+05:60", "2024-06-11T24:00", "2024-6-11", "2024-02-30", "0000-01-01", "1582-10-10", "2024-06-11T12"] {
+            #expect(throws: LibraryError.invalidDate(bad), "\(bad)") { try parse(bad) }
+        }
+        // Midnight does not exist on these days: the day starts at 01:00 local, when the clocks go on.
+        for (zone, day, start) in [("America/Santiago", "2024-09-08", 1_725_768_000.0), ("America/Sao_Paulo", "2018-11-04", 1_541_300_400),
+                                   ("Asia/Beirut", "2024-03-31", 1_711_836_000)] {
+            let tz = TimeZone(identifier: zone)!
+            let date = try parse(day, tz)
+            #expect(date == Date(timeIntervalSince1970: start), "\(zone) \(day)")
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = tz
+            #expect(calendar.dateComponents([.day, .hour], from: date) == DateComponents(day: Int(day.suffix(2)), hour: 1))
+        }
+    }
+
+
     /// Dates are written without a formatter; they must read exactly as ISO8601DateFormatter's.
     @Test func isoTextEqualsTheFormattersForManyDatesAndZones() throws {
         for bad in ["2024-02-30T00:00:00Z", "2024-13-01T00:00:00Z", "2024-06-13T24:00:00Z", "2024-06-13T00:00:00+0200", "x"] {
