@@ -38,6 +38,10 @@ exiftool -q -overwrite_original -Make="Private Camera" -PNG:Comment="secret plac
 cp "$good/photo.jpg" "$good/date-zurich-night.jpg"
 exiftool -q -overwrite_original -DateTimeOriginal="2024:06:13 00:30:00" -OffsetTimeOriginal="+02:00" \
   -SubSecTimeOriginal=250 "$good/date-zurich-night.jpg"
+# A camera that keeps its clock's time and no zone (most older cameras): 03:00, the day before in
+# UTC-anything if it were read as UTC.
+cp "$good/photo.jpg" "$good/date-camera-clock.jpg"
+exiftool -q -overwrite_original -all= -DateTimeOriginal="2024:06:11 03:00:00" "$good/date-camera-clock.jpg"
 cp "$good/photo.jpg" "$good/date-xmp-only.jpg"
 exiftool -q -overwrite_original -all= "$good/date-xmp-only.jpg"
 exiftool -q -overwrite_original -XMP-exif:DateTimeOriginal="2024-06-13T23:30:00+02:00" "$good/date-xmp-only.jpg"
@@ -109,6 +113,7 @@ grep -v -E '\.(heic|avif|webp)|heic-named|private\.|date-|display-p3' "$tsv" > "
   echo -e "good/lossless-alpha.webp\tok webp 48 32 1"
   echo -e "good/animated.webp\tok webp 48 32 1"
   echo -e "good/date-zurich-night.jpg\tok jpeg 96 64 1"
+  echo -e "good/date-camera-clock.jpg\tok jpeg 96 64 1"
   echo -e "good/date-xmp-only.jpg\tok jpeg 96 64 1"
   echo -e "good/date-xmp-only.png\tok png 48 32 1"
   echo -e "good/date-xmp-only.webp\tok webp 96 64 1"

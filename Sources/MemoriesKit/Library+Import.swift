@@ -252,10 +252,38 @@ extension Library {
     }
 
     /// A memory whose date was never given (it still equals its creation time, as the import set
-    /// it) takes its earliest photo's capture time. One conditional UPDATE: a date set meanwhile
-    /// by `edit` in another process is never overwritten.
-    func dateFromPhotos(_ memory: Memory) throws {
-        try context.execute(LibrarySQL.dateFromPhotos, [.integer(memory.persistentModelID.primaryKey)])
+    /// it) takes its earliest photo's capture time. Read and set in one write transaction, the
+    /// update conditional: a date set meanwhile by `edit` in another process is never
+    /// overwritten, and photos another import adds cannot come between the two.
+    ///
+    /// A camera that records no time zone gives its clock's reading, stored as if it were UTC
+    /// (and shown as written, marked `*`). For the memory's date that reading is taken in the
+    /// user's time zone: stored as UTC, the memory of a photo taken at 03:00 was dated the day
+    /// before everywhere west of Greenwich, and `show` contradicted itself.
+    func dateFromPhotos(_ memory: Memory, zone: TimeZone = Display.zone) throws {
+        let key = memory.persistentModelID.primaryKey
+        try context.immediateTransaction {
+            var earliest: Date?
+            for row in try context.query(LibrarySQL.captureTimesOfMemory, [.integer(key)]) {
+                guard row.count == 2, let seconds = row[0].doubleValue else { continue }
+                let stored = Date(timeIntervalSinceReferenceDate: seconds)
+                let instant = row[1] == .null ? Self.instant(ofClockReading: stored, in: zone) : stored
+                if earliest.map({ instant < $0 }) ?? true { earliest = instant }
+            }
+            guard let earliest else { return }
+            try context.execute(LibrarySQL.dateIfNeverSet, [.integer(key), .real(earliest.timeIntervalSinceReferenceDate)])
+        }
+    }
+
+    /// The instant a clock in `zone` reads as `reading` shows in UTC (a reading daylight saving
+    /// skips: the end of the gap, as Calendar moves it).
+    static func instant(ofClockReading reading: Date, in zone: TimeZone) -> Date {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        var local = utc
+        local.timeZone = zone
+        let parts = utc.dateComponents([.era, .year, .month, .day, .hour, .minute, .second, .nanosecond], from: reading)
+        return local.date(from: parts) ?? reading
     }
 
     func storedDigests(of memory: Memory) throws -> Set<String> {

@@ -20,6 +20,7 @@ enum LibrarySQL {
     static let imageMemory = SQLNames.column(\MemoryImage.memory)
     static let byteCount = SQLNames.column(\MemoryImage.byteCount)
     static let takenAt = SQLNames.column(\MemoryImage.takenAt)
+    static let takenAtOffset = SQLNames.column(\MemoryImage.takenAtOffset)
     static let sha256 = SQLNames.column(\MemoryImage.sha256)
     static let thumbnailData = SQLNames.column(\MemoryImage.thumbnailData)
     static let imageData = SQLNames.column(\MemoryImage.imageData)
@@ -140,13 +141,13 @@ enum LibrarySQL {
 
     static let memoryExists = "SELECT 1 FROM \(memory) WHERE \(key) = ?"
 
-    /// Gives the memory with key `?1` its earliest photo's capture time, if its date was never set
-    /// (it still equals its creation time): one conditional UPDATE, so a date set meanwhile by
-    /// `edit` in another process is never overwritten.
-    static let dateFromPhotos = """
-        UPDATE \(memory) SET \(date) = (SELECT min(\(takenAt)) FROM \(image) WHERE \(imageMemory) = ?1)
-        WHERE \(key) = ?1 AND \(date) = \(createdAt) AND EXISTS (SELECT 1 FROM \(image) WHERE \(imageMemory) = ?1 AND \(takenAt) IS NOT NULL)
-        """
+    /// The capture times of the photos of the memory with key `?`, with their offsets (NULL: the
+    /// camera's clock, no zone recorded).
+    static let captureTimesOfMemory = "SELECT \(takenAt), \(takenAtOffset) FROM \(image) WHERE \(imageMemory) = ? AND \(takenAt) IS NOT NULL"
+
+    /// Sets the date of the memory with key `?1` to `?2` if its date was never set (it still
+    /// equals its creation time), so a date set by `edit` in another process is never overwritten.
+    static let dateIfNeverSet = "UPDATE \(memory) SET \(date) = ?2 WHERE \(key) = ?1 AND \(date) = \(createdAt)"
 
     /// The SHA-256 column of the photos of the memory with key `?`.
     static let digestsOfMemory = "SELECT \(sha256) FROM \(image) WHERE \(imageMemory) = ?"

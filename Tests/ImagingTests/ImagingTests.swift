@@ -52,7 +52,7 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
 
 @Suite struct ImagingTests {
     @Test func theFixtureListIsComplete() {
-        #expect(expectations.count == 57)
+        #expect(expectations.count == 58)
     }
 
     @Test(arguments: expectations)

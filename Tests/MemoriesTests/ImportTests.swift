@@ -45,7 +45,7 @@ import Testing
         #expect(report.rejected.count == 15)
         #expect(reasons["truncated.heic"]?.hasSuffix("\n") == false)
         #expect(reasons["panorama.heic"] == nil, "a 12000 px wide HEIC within the pixel limit is a photo")
-        #expect(report.imported == 40 && report.duplicates == 2 && report.skipped == 1, "EXPECTED.tsv is skipped")
+        #expect(report.imported == 41 && report.duplicates == 2 && report.skipped == 1, "EXPECTED.tsv is skipped")
         #expect(report.rejected.allSatisfy { $0.path.hasPrefix(fixtureImages.path) })
         let text = try box.run("import", fixtureImages.appendingPathComponent("bad/truncated.jpg").path, "--into", "Mixed")
         #expect(text.status == 2 && text.stderr.contains("rejected \(fixtureImages.path)/bad/truncated.jpg: truncated JPEG: premature end of data"))

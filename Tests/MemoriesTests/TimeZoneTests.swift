@@ -51,6 +51,24 @@ import Testing
         #expect(try box.run("list", "--json", environment: ["TZ": "Europe/Zurich"]).json([ListJSON].self).first?.date == "2024-06-13T00:30:00+02:00")
     }
 
+    /// A camera that records no zone gives its clock's reading (03:00 on the 11th). The memory's
+    /// day is that reading where the user imports it: stored as UTC, a New York user saw the memory
+    /// dated the 10th above a photo line of the 11th, and `--since` the 11th missed it.
+    @Test func aCameraClockReadingDatesTheMemoryInTheUsersZone() throws {
+        let box = Sandbox()
+        let folder = box.url.appendingPathComponent("Dawn")
+        _ = box.copy(fixtureImages.appendingPathComponent("good/date-camera-clock.jpg"), to: "Dawn/dawn.jpg")
+        let newYork = ["TZ": "America/New_York"]
+        #expect(try box.run("import", folder.path, "--title", "Dawn", environment: newYork).status == 0)
+        let show = try box.run("show", "Dawn", environment: newYork).stdout
+        #expect(show.contains("2024-06-11") && !show.contains("2024-06-10"), "\(show)")
+        #expect(try box.run("show", "Dawn", "--json").json(ShowJSON.self).date == "2024-06-11T07:00:00Z", "03:00 in New York (EDT)")
+        #expect(try titles(box, "--since", "2024-06-11", "America/New_York") == ["Dawn"])
+        #expect(try titles(box, "--until", "2024-06-11", "America/New_York") == [])
+        // The photo keeps the reading as written.
+        #expect(try box.run("show", "Dawn", "--json").json(ShowJSON.self).images.first?.takenAt?.hasPrefix("2024-06-11T03:00:00") == true)
+    }
+
     @Test func untilAndEditDateAreReadInTheUsersZoneAndUndatedPhotosShowTheirFileTime() throws {
         let box = Sandbox()
         let folder = try imported(box)
