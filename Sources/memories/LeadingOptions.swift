@@ -9,7 +9,7 @@ struct LeadingOptions {
     var library: String?
     /// The words from the command's name on.
     var rest: ArraySlice<String>
-    /// `--library` with no folder: nothing or an option after it, or `--library=` alone.
+    /// `--library` with no folder: nothing, an empty word or an option after it, or `--library=` alone.
     var libraryLacksFolder = false
 
     init(_ words: ArraySlice<String>) {
@@ -22,7 +22,8 @@ struct LeadingOptions {
                 if library!.isEmpty { libraryLacksFolder = true; return }
                 continue
             }
-            guard let folder = rest.first, !folder.hasPrefix("--") else {
+            // `--library ""` (a script's unset variable, quoted) is not the working folder either.
+            guard let folder = rest.first, !folder.isEmpty, !folder.hasPrefix("--") else {
                 libraryLacksFolder = true
                 return
             }

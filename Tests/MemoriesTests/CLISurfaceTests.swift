@@ -25,7 +25,7 @@ import Testing
         #expect(imported.status == 0, "\(imported.stderr)")
         if ImportTests.hugePagesAvailable { #expect(imported.stderr.contains("heap: re-executed yes"), "\(imported.stderr)") }
         #expect(try box.run(["--library=/nonexistent", "--library", other, "list"]).stdout.contains("R"))
-        for words in [["--library"], ["--library", "--verbose", "list"], ["--library=", "list"], ["list", "--library="]] {
+        for words in [["--library"], ["--library", "--verbose", "list"], ["--library=", "list"], ["list", "--library="], ["--library", "", "import", "x"], ["list", "--library", ""]] {
             let result = try box.run(words)
             #expect(result.status == 64 && result.stderr.contains("--library needs a folder"), "\(words): \(result.stderr)")
         }
