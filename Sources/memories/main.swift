@@ -129,7 +129,7 @@ func describe(_ error: Error) -> String {
         return "the library's store is damaged (\(sqlite.message)). Nothing was changed. `memories verify` says more; restore library.store "
             + "from a backup (library.store.backup-* beside it), or recover it with `sqlite3 library.store .recover`."
     case SQLiteError.busy, SQLiteError.locked:
-        return "the library is busy: another process kept it locked for over 10 seconds (\(sqlite.code): \(sqlite.message)\(sqlite.sql.map { " in " + $0 } ?? "")). Nothing was changed; try again."
+        return "the library is busy: another process (an import, gc or verify) kept it locked for over 10 seconds. Nothing was changed; try again."
     case SQLiteError.readOnly:
         return "the library cannot be written (a read-only folder, file or disk). Nothing was changed."
     case SQLiteError.ioError:

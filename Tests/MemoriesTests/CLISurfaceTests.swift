@@ -31,6 +31,20 @@ import Testing
         }
     }
 
+    /// A library another process keeps locked is "busy", said in words: no SQLite code, message or
+    /// statement (it printed "(5: database is locked in BEGIN IMMEDIATE)"). Waits out the 10 s timeout.
+    @Test func aLockedLibraryIsBusyInWords() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "R").status == 0)
+        let holder = try Library(directory: box.library)
+        try holder.context.execute("BEGIN EXCLUSIVE")
+        defer { try? holder.context.execute("ROLLBACK") }
+        let result = try box.run("edit", "R", "--title", "S")
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("the library is busy: another process (an import, gc or verify) kept it locked for over 10 seconds"), "\(result.stderr)")
+        #expect(!result.stderr.contains("database is locked") && !result.stderr.contains("BEGIN") && !result.stderr.contains("(5"), "\(result.stderr)")
+    }
+
     @Test func typosGetASuggestionAndExit64() throws {
         let box = Sandbox()
         let command = try box.run("imprt", "x")
