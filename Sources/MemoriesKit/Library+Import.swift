@@ -136,6 +136,7 @@ extension Library {
             // Counted inside the decodes' time; shown on its own.
             options.stages?.move(budget.secondsWaited, from: .thumbnail, to: .decodeMemory)
         }
+        var importedHere = Set<String>()
         while start < files.count {
             let batch = start..<Self.batchEnd(sizes, from: start, options: options)
             start = batch.upperBound
@@ -158,7 +159,9 @@ extension Library {
                 case .image(let photo):
                     guard known.insert(photo.sha256).inserted else {
                         report.duplicates += 1
-                        if stored.contains(photo.sha256) || preexisting.contains(photo.sha256) {
+                        // A photo this import added (in an earlier batch, so now stored) is a
+                        // repeat within the folders, not one the memory had.
+                        if !importedHere.contains(photo.sha256) && (stored.contains(photo.sha256) || preexisting.contains(photo.sha256)) {
                             report.alreadyInMemory += 1
                         } else {
                             report.repeatedInFolders += 1
@@ -172,6 +175,7 @@ extension Library {
                         continue
                     }
                     report.imported += 1
+                    importedHere.insert(photo.sha256)
                     guard let memory, !options.dryRun else { continue }
                     let image = MemoryImage(filename: photo.filename, sha256: photo.sha256, format: photo.info.format.rawValue,
                                             width: photo.info.width, height: photo.info.height, byteCount: photo.data.count)

@@ -116,4 +116,25 @@ import Testing
         let rows = try library.context.query(#"SELECT count(*), count(DISTINCT "sha256") FROM "MemoryImage""#).first
         #expect(rows?[0] == .integer(Int64(report.imported)) && rows?[1] == .integer(Int64(report.imported)))
     }
+
+    /// A photo repeated in the folders is "repeated in these folders" whichever batches its copies
+    /// fall in; "already in this memory" is only what the memory had before (a copy saved by an
+    /// earlier batch of the same import was counted as the memory's).
+    @Test func repeatsAcrossBatchesAreCountedAsRepeats() throws {
+        let box = Sandbox()
+        let folder = box.url.appendingPathComponent("in")
+        _ = box.copy(fixtureImages.appendingPathComponent("good/orientation-1.jpg"), to: "in/a.jpg")
+        _ = box.copy(fixtureImages.appendingPathComponent("good/orientation-2.jpg"), to: "in/b.jpg")
+        _ = box.copy(fixtureImages.appendingPathComponent("good/orientation-1.jpg"), to: "in/c.jpg")
+        let library = try Library(directory: box.library)
+        var options = ImportOptions()
+        options.title = "T"
+        options.batchBytes = 1
+        let first = try library.importPhotos([folder.path], options: options)
+        #expect(first.imported == 2 && first.repeatedInFolders == 1 && first.alreadyInMemory == 0)
+        options.title = nil
+        options.into = "T"
+        let again = try library.importPhotos([folder.path], options: options)
+        #expect(again.imported == 0 && again.alreadyInMemory == 3 && again.repeatedInFolders == 0)
+    }
 }
