@@ -162,23 +162,40 @@ public final class Library {
         throw LibraryError.danglingStore(store.path, target: target)
     }
 
-    /// Whether the store is an empty file (or a link to one) with no write-ahead log beside it.
+    /// Whether the store holds nothing: an empty file (or a link to one), or a database of one
+    /// page whose schema is empty (a process stopped between SQLite writing the file's header and
+    /// the first table), with no write-ahead log beside it (one may hold every table).
     static func isEmptyStore(_ store: URL) -> Bool {
         var status = stat()
-        guard stat(store.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size == 0 else { return false }
-        return !FileManager.default.fileExists(atPath: store.path + "-wal")
+        guard stat(store.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+              !FileManager.default.fileExists(atPath: store.path + "-wal") else { return false }
+        if status.st_size == 0 { return true }
+        // The empty schema: no journal (whose pages could bring tables back), the file is one
+        // page, by its size and by its header (sqlite.org/fileformat2.html: the page size at
+        // offset 16, 1 meaning 65536; the page count at 28), and page 1 is a table leaf (0x0D)
+        // with no cells (offset 103).
+        guard status.st_size <= 65_536, !FileManager.default.fileExists(atPath: store.path + "-journal"),
+              let handle = FileHandle(forReadingAtPath: store.path) else { return false }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 108), head.count == 108 else { return false }
+        let b = [UInt8](head)
+        let pageSize = Int(b[16]) << 8 | Int(b[17])
+        let pages = Int(b[28]) << 24 | Int(b[29]) << 16 | Int(b[30]) << 8 | Int(b[31])
+        return b[0..<16].elementsEqual("SQLite format 3\0".utf8) && (pageSize == 1 ? 65_536 : pageSize) == Int(status.st_size)
+            && pages == 1 && b[100] == 0x0D && b[103] == 0 && b[104] == 0
     }
 
     /// Whether `library.store` is what an init stopped between making the file and its first
-    /// write leaves: an empty file (or a link to one), and beside it nothing a library makes once
-    /// its store is written: no journal, no `blobs.json` (a bucket's photos cannot be seen from
+    /// write leaves: an empty store (`isEmptyStore`), and beside it nothing a library makes once
+    /// its store is written: no `blobs.json` (a bucket's photos cannot be seen from
     /// here), and a photo folder that is absent or holds no file but its lock (no photo, none in
     /// the trash or half-written, no `owner` record). A folder that cannot be read is not taken
     /// for empty. Anything else is a library whose store was emptied, and is treated as one.
     static func isUnfinishedStore(in directory: URL) -> Bool {
         guard isEmptyStore(directory.appendingPathComponent("library.store")) else { return false }
-        for name in ["library.store-journal", BlobSettings.fileName]
-        where FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) { return false }
+        // A journal beside an empty file holds nothing committed (its pages are what the file held
+        // before: nothing), so an init killed mid-creation that left one is unfinished too.
+        if FileManager.default.fileExists(atPath: directory.appendingPathComponent(BlobSettings.fileName).path) { return false }
         let support = directory.appendingPathComponent(".library_SUPPORT").path
         guard FileManager.default.fileExists(atPath: support) else { return true }
         guard access(support, R_OK | X_OK) == 0, let walk = FileManager.default.enumerator(atPath: support) else { return false }

@@ -174,6 +174,53 @@ let canMount: Bool = {
         #expect(try FileManager.default.attributesOfItem(atPath: busy.appendingPathComponent("library.store").path)[.size] as? Int == 0)
     }
 
+    /// An import killed in its first milliseconds leaves an empty store with a journal beside it,
+    /// or a store of one page with no table yet (SQLite wrote the header, then the process died).
+    /// Neither holds anything: readers say there is no library (they said photos were left, the
+    /// library could not be written, or that the store "lacks Memory, MemoryImage"), and init
+    /// and import make the library in it.
+    @Test func aStoreKilledBeforeItsFirstTableIsNoLibraryYet() throws {
+        let box = Sandbox()
+        func tableless(_ path: String) {
+            var db: OpaquePointer?
+            #expect(sqlite3_open(path, &db) == SQLITE_OK)
+            #expect(sqlite3_exec(db, "PRAGMA journal_mode=WAL", nil, nil, nil) == SQLITE_OK)
+            sqlite3_close(db)
+        }
+        for (name, make) in [("journal", { (folder: URL) in
+                                 _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("library.store").path, contents: Data())
+                                 _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("library.store-journal").path,
+                                                                    contents: Data(count: 512))
+                             }), ("header", { (folder: URL) in tableless(folder.appendingPathComponent("library.store").path) })] {
+            for finisher in ["init", "import"] {
+                let folder = box.url.appendingPathComponent("\(name)-\(finisher)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                make(folder)
+                if name == "header" {
+                    #expect(try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("library.store").path)[.size] as? Int == 4096)
+                    #expect(Library.isEmptyStore(folder.appendingPathComponent("library.store")))
+                }
+                for command in [["list"], ["show", "R"], ["verify"], ["gc"]] {
+                    let result = try box.run(["--library", folder.path] + command)
+                    #expect(result.status == 1 && result.stderr.contains("no library at \(folder.path)"), "\(name) \(command): \(result.stderr)")
+                }
+                if finisher == "init" { #expect(try box.run(["--library", folder.path, "init"]).status == 0) }
+                let imported = try box.run(["--library", folder.path, "import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "R"])
+                #expect(imported.status == 0, "\(name) \(finisher): \(imported.stderr)")
+                #expect(try box.run(["--library", folder.path, "verify"]).status == 0)
+            }
+        }
+        // A store of one page that names a table is a library (an empty one), not "no library".
+        let oneTable = box.url.appendingPathComponent("one-table")
+        try FileManager.default.createDirectory(at: oneTable, withIntermediateDirectories: true)
+        var db: OpaquePointer?
+        #expect(sqlite3_open(oneTable.appendingPathComponent("library.store").path, &db) == SQLITE_OK)
+        #expect(sqlite3_exec(db, "PRAGMA journal_mode=DELETE; CREATE TABLE t(x)", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(db)
+        #expect(!Library.isEmptyStore(oneTable.appendingPathComponent("library.store")))
+        #expect(try box.run(["--library", oneTable.path, "init"]).stderr.contains("already holds a library"))
+    }
+
     /// An `import` making the library in an unfinished store (it waits for a lock another reader
     /// holds) while an `init` takes the same store up: one library, both commands succeed, the
     /// photos are in it. (Removing the empty file to start afresh, as `init` once did, split the
