@@ -41,6 +41,16 @@ import Testing
         #expect(detail.title == "--json" && detail.notes == "--- draft")
     }
 
+    /// A memory is found by its title: an empty one (or only spaces) could only be reached by id.
+    @Test func anEmptyTitleIsAUsageError() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", photo, "--title", "R").status == 0)
+        expectUsageError(try box.run("edit", "R", "--title", ""), "--title cannot be empty", usage: "edit")
+        expectUsageError(try box.run("edit", "R", "--title", "  \t"), "--title cannot be empty", usage: "edit")
+        expectUsageError(try box.run("import", photo, "--title", ""), "--title cannot be empty", usage: "import")
+        #expect(try box.run("list", "--json").json([ListJSON].self).map(\.title) == ["R"])
+    }
+
     // MARK: Dates
 
     @Test func datesOutsideYears1To9999OrUnparsableAreUsageErrors() throws {

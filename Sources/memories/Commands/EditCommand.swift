@@ -20,6 +20,9 @@ enum EditCommand: Command {
         guard arguments.value("title") != nil || arguments.value("notes") != nil || arguments.value("date") != nil else {
             throw UsageError(message: "nothing to change: give --title, --notes or --date")
         }
+        if let title = arguments.value("title"), title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw UsageError(message: "--title cannot be empty: a memory is found by its title")
+        }
         let date = try arguments.date("date")
         let lib = try library()
         let memory = try lib.resolve(arguments.positionals[0])

@@ -34,6 +34,9 @@ enum ImportCommand: Command {
     static let exitStatus = "0 all imported, 2 some files rejected (the rest imported), 1 failure, 64 usage error."
 
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
+        if let title = arguments.value("title"), title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw UsageError(message: "--title cannot be empty: a memory is found by its title")
+        }
         if arguments.value("title") != nil && arguments.value("into") != nil {
             throw UsageError(message: "--title and --into cannot be used together")
         }
