@@ -45,7 +45,7 @@ public final class Library {
         let exists = FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory)
         if exists, !isDirectory.boolValue { throw LibraryError.notADirectory(directory.path) }
         let store = directory.appendingPathComponent("library.store")
-        try Self.refuseDanglingStore(store)
+        try Self.refuseUnopenableStore(store)
         created = !(exists && FileManager.default.fileExists(atPath: store.path))
         if readOnly || !create {
             guard exists, FileManager.default.fileExists(atPath: store.path) else {
@@ -98,7 +98,7 @@ public final class Library {
         let locked = folder >= 0 && flock(folder, LOCK_EX | LOCK_NB) == 0
         if folder >= 0 && !locked && errno == EWOULDBLOCK { throw LibraryError.libraryExists(directory.path) }
         let store = directory.appendingPathComponent("library.store")
-        try refuseDanglingStore(store)
+        try refuseUnopenableStore(store)
         // An unfinished store (an init stopped before its first write) is taken up where it is:
         // opened and made, never removed (an `import` may be making it at this moment; SQLite's
         // own locks let both go on). Only for a library in its own folder: such an import, finding
@@ -154,7 +154,13 @@ public final class Library {
 
     /// A `library.store` that is a symbolic link to nothing is said as such: `init` would see a
     /// library there (its name is taken) and every other command none (nothing can be opened).
-    static func refuseDanglingStore(_ store: URL) throws {
+    /// One that is not a file (a folder) is said as such too, not as a failing disk.
+    static func refuseUnopenableStore(_ store: URL) throws {
+        var followed = stat()
+        if stat(store.path, &followed) == 0, (followed.st_mode & S_IFMT) != S_IFREG {
+            let kinds: [mode_t: String] = [S_IFDIR: "folder", S_IFIFO: "named pipe", S_IFSOCK: "socket", S_IFCHR: "device", S_IFBLK: "device"]
+            throw LibraryError.storeNotAFile(store.path, kind: kinds[followed.st_mode & S_IFMT] ?? "special file")
+        }
         var status = stat()
         guard lstat(store.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK,
               !FileManager.default.fileExists(atPath: store.path) else { return }

@@ -22,6 +22,8 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     /// `library.store` is a symbolic link to nothing (a disk not mounted, a moved file): the
     /// store's path and where the link points.
     case danglingStore(String, target: String)
+    /// `library.store` is not a file (a folder, a pipe, a device): its path and what it is.
+    case storeNotAFile(String, kind: String)
     /// `blobs push` or `pull` with nothing to move: why.
     case blobsAlreadyThere(String)
     /// The place photos would move to belongs to another library: where, and its owner.
@@ -66,6 +68,8 @@ public enum LibraryError: Error, Equatable, LocalizedError {
         case .danglingStore(let path, let target):
             return "\(path) is a symbolic link to \(target), which does not exist or cannot be followed (a disk not mounted, a file moved?): "
                 + "make it reachable again, or remove the link to start a new library there; nothing was changed"
+        case .storeNotAFile(let path, let kind):
+            return "\(path) is a \(kind), not a library's store file: move it away (a library's store is a file); nothing was changed"
         case .invalidDate(let text):
             return "'\(text)' is not a date; use YYYY-MM-DD or an ISO 8601 date-time"
         }

@@ -267,6 +267,23 @@ let canMount: Bool = {
         #expect(try FileManager.default.contentsOfDirectory(atPath: library.path) == ["library.store"])
     }
 
+    /// A `library.store` that is a folder or a pipe is said as such by every command, and left
+    /// alone (it was "the disk may be full or failing", and a pipe could block a reader).
+    @Test func aStoreThatIsNotAFileIsSaidAsSuch() throws {
+        let box = Sandbox()
+        for (kind, make) in [("folder", { (path: String) in mkdir(path, 0o755) }), ("named pipe", { (path: String) in mkfifo(path, 0o644) })] {
+            let library = box.url.appendingPathComponent(kind.replacingOccurrences(of: " ", with: "-"))
+            try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+            let store = library.appendingPathComponent("library.store").path
+            #expect(make(store) == 0)
+            for command in [["init"], ["list"], ["verify"], ["gc"], ["import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "R"]] {
+                let result = try box.run(["--library", library.path] + command)
+                #expect(result.status == 1 && result.stderr.contains("\(store) is a \(kind), not a library's store file"), "\(kind) \(command): \(result.stderr)")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: library.path) == ["library.store"])
+        }
+    }
+
     @Test func aDamagedLibraryIsReportedPreciselyAndNothingCrashes() throws {
         let box = Sandbox()
         let imported = try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "R", "--json").json(ImportJSON.self)
