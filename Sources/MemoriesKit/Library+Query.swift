@@ -125,7 +125,7 @@ extension Library {
         }
         guard matches.count == 1 else {
             if matches.isEmpty { throw LibraryError.imageNotFound(memory: memory.title, image: query) }
-            throw LibraryError.ambiguousMemory(query, candidates: matches.map { "\($0.id.uuidString.lowercased())  \($0.filename)" })
+            throw LibraryError.ambiguousImage(query, memory: memory.title, candidates: matches.map { "\($0.id.uuidString.lowercased())  \($0.filename)" })
         }
         context.delete(matches[0])
         try context.save()

@@ -5,6 +5,8 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case memoryNotFound(String, closest: [String] = [])
     case ambiguousMemory(String, candidates: [String])
     case imageNotFound(memory: String, image: String)
+    /// `remove` with a photo query that names several photos of the memory: the query and them.
+    case ambiguousImage(String, memory: String, candidates: [String])
     case notADirectory(String)
     case destinationNotEmpty(String)
     case damagedImage(filename: String, reason: String)
@@ -37,6 +39,9 @@ public enum LibraryError: Error, Equatable, LocalizedError {
             return "no memory matches '\(query)'\(hint) (give an id, a unique id prefix, or the title; `memories list` shows them)"
         case .ambiguousMemory(let query, let candidates):
             return "'\(query)' matches several memories (by title or id); give more of the id:\n" + candidates.map { "  " + $0 }.joined(separator: "\n")
+        case .ambiguousImage(let query, let memory, let candidates):
+            return "'\(query)' matches several photos of memory \(memory) (by file name or id); give more of the id:\n"
+                + candidates.map { "  " + $0 }.joined(separator: "\n")
         case .imageNotFound(let memory, let image):
             return "memory \(memory) has no image matching '\(image)' (give its id, id prefix or file name)"
         case .notADirectory(let path):

@@ -63,6 +63,19 @@ import Testing
         #expect(try box.run("edit", "Paris in May").status == 64)
     }
 
+    /// Two different photos with one file name: `remove` by that name names both photos and
+    /// removes neither (it said the name "matches several memories").
+    @Test func removeOfAnAmbiguousPhotoNamesThePhotos() throws {
+        let box = Sandbox()
+        _ = box.copy(fixtureImages.appendingPathComponent("good/orientation-1.jpg"), to: "T/a/same.jpg")
+        _ = box.copy(fixtureImages.appendingPathComponent("good/orientation-2.jpg"), to: "T/b/same.jpg")
+        #expect(try box.run("import", box.url.appendingPathComponent("T").path, "--title", "T").status == 0)
+        let result = try box.run("remove", "T", "same.jpg")
+        #expect(result.status == 1 && result.stderr.contains("'same.jpg' matches several photos of memory T"), "\(result.stderr)")
+        #expect(result.stderr.components(separatedBy: "  same.jpg").count - 1 == 2, "both are listed with their ids")
+        #expect(try box.run("show", "T", "--json").json(ShowJSON.self).images.count == 2)
+    }
+
     @Test func deleteRemovesRowsThenEveryBlobNoLongerUsed() throws {
         let (box, _) = try seeded()
         #expect(try box.run("delete", "Paris").status == 64, "needs --yes without a terminal")
