@@ -48,6 +48,29 @@ enum DirectColumn {
         case text(String)
     }
 
+    /// Binds the value in slot `slot` of `values` at `index`, as `bind(_:to:at:)` does, reading it
+    /// in place (`ValueSlots.inline`) instead of copying the `Any?` out and opening it.
+    func bind(slot: Int, of values: borrowing ValueSlots, to statement: Statement, at index: Int32) throws -> Bound {
+        switch self {
+        case .string:
+            guard let text = values.inline(slot, as: String.self) else { return .no }
+            return .text(text)
+        case .date:
+            guard let date = values.inline(slot, as: Date.self) else { return .no }
+            try statement.bind(double: date.timeIntervalSinceReferenceDate, at: index)
+        case .double:
+            guard let double = values.inline(slot, as: Double.self) else { return .no }
+            try statement.bind(double: double, at: index)
+        case .int:
+            guard let int = values.inline(slot, as: Int.self) else { return .no }
+            try statement.bind(int64: Int64(int), at: index)
+        case .bool:
+            guard let bool = values.inline(slot, as: Bool.self) else { return .no }
+            try statement.bind(int64: bool ? 1 : 0, at: index)
+        }
+        return .yes
+    }
+
     /// Binds `value` at `index`, except text, which it returns for the caller to bind in place
     /// (the statement must run while the string is borrowed). Only text nests the caller's
     /// binding, so a model's save goes one level deeper per string column, not per column.

@@ -213,14 +213,15 @@ extension ModelContext {
                 let position = Int32(offset + 1)
                 offset += 1
                 // Fields read one by one: copying a `Property` retains a dozen references.
-                let value = backing.values[plan[at].property.index]
+                let index = plan[at].property.index
                 if let direct = plan[at].property.direct {
-                    switch try direct.bind(value, to: statement, at: position) {
+                    switch try direct.bind(slot: index, of: backing.values, to: statement, at: position) {
                     case .yes: continue
                     case .text(let text): return try statement.withText(text, at: position) { try bind(from: offset) }
                     case .no: break
                     }
                 }
+                let value = backing.values[index]
                 if plan[at].property.codec == nil, let target = relatedBacking(value), target.primaryKey <= 0 {
                     deferLink(plan[at].property, target)
                     try statement.bind(.null, at: position)
