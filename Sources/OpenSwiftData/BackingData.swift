@@ -177,6 +177,12 @@ public final class _BackingData {
     /// Used by the getters `@Model` generates: the value, loading it first if it is lazily loaded.
     public func _getValue<T>(at index: Int) -> T {
         if unloaded.contains(index) { loadDetachedOrFromContext(index) }
+        // A primitive read in place (`ValueSlots.inline`): no copy of the `Any?`, no cast. Only
+        // types an existential keeps in its buffer: String, and plain data of three words or less.
+        if index < values.count, T.self == String.self || _isPOD(T.self) && MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.size
+            && MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment, let value = values.inline(index, as: T.self) {
+            return value
+        }
         guard index < values.count, let value = values[index] else {
             fatalError("OpenSwiftData: property \(index) of \(owner.map { String(describing: type(of: $0)) } ?? "a model") read before it was set")
         }
