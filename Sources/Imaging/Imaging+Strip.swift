@@ -13,8 +13,8 @@ extension Imaging {
 
     /// Removes EXIF (with GPS), XMP, IPTC, comments and text without touching the pixels where
     /// the format allows it:
-    /// - JPEG: of the application segments only JFIF (APP0), the ICC profile (APP2 `ICC_PROFILE`)
-    ///   and Adobe's colour transform (APP14) stay; EXIF, XMP, MPF, IPTC, comments, and anything
+    /// - JPEG: of the application segments only JFIF (APP0, without its thumbnail), the ICC profile
+    ///   (APP2 `ICC_PROFILE`) and Adobe's colour transform (APP14) stay; EXIF, XMP, MPF, IPTC, comments, and anything
     ///   after the end-of-image marker (a phone's second image or Motion Photo video, each with
     ///   EXIF and GPS of its own) are dropped. The entropy-coded data is copied as it is, so the
     ///   decoded pixels are identical. An orientation other than 1 is kept as the only EXIF tag,
@@ -66,6 +66,12 @@ extension Imaging {
             guard bytes[i] == 0xFF else { throw ImageError.corrupt(.jpeg, "a marker was expected at byte \(i)") }
             let marker = bytes[i + 1]
             if marker == 0xFF { i += 1; continue }  // fill byte
+            if (0xD0...0xD7).contains(marker) || marker == 0x01 {
+                // Restart markers and TEM stand alone (no length).
+                out += [0xFF, marker]
+                i += 2
+                continue
+            }
             if marker == 0xD9 {
                 // End of image: whatever follows is not this image (dropped).
                 guard sawScan else { break }
@@ -78,7 +84,12 @@ extension Imaging {
             guard length >= 2, end <= bytes.count else { throw ImageError.truncated(.jpeg, "a segment runs past the end") }
             let keep: Bool
             switch marker {
-            case 0xE0: keep = starts(i + 4, end, with: "JFIF\0")
+            case 0xE0 where starts(i + 4, end, with: "JFIF\0") && length >= 16:
+                // JFIF without its thumbnail (which may show the photo before it was cropped):
+                // the 14 bytes of the header, thumbnail size 0 × 0.
+                out += [0xFF, 0xE0, 0, 16] + bytes[(i + 4)..<(i + 16)] + [0, 0]
+                keep = false
+            case 0xE0: keep = false
             case 0xE2: keep = starts(i + 4, end, with: "ICC_PROFILE\0")
             case 0xEE: keep = starts(i + 4, end, with: "Adobe")
             case 0xE1, 0xE3...0xED, 0xEF, 0xFE: keep = false
@@ -93,7 +104,14 @@ extension Imaging {
                 sawScan = true
                 var j = i
                 while j + 1 < bytes.count {
-                    if bytes[j] == 0xFF, bytes[j + 1] != 0x00, !(0xD0...0xD7).contains(bytes[j + 1]) { break }
+                    if bytes[j] == 0xFF {
+                        // Fill bytes may come before a marker (a restart one too).
+                        var k = j + 1
+                        while k < bytes.count && bytes[k] == 0xFF { k += 1 }
+                        if k < bytes.count && bytes[k] != 0x00 && !(0xD0...0xD7).contains(bytes[k]) { break }
+                        j = k
+                        continue
+                    }
                     j += 1
                 }
                 if j + 1 >= bytes.count {

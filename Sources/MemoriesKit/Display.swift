@@ -32,7 +32,7 @@ public enum Display {
     /// `YYYY-MM-DD` (the first instant of that day in the user's time zone: midnight, or where
     /// daylight saving time starts at midnight, the end of the skipped hour) or a date-time
     /// `YYYY-MM-DDTHH:MM[:SS[.fraction]]` (`T` or a space) in the user's time zone, or at the
-    /// offset it ends with (`Z`, `±HH:MM` or `±HHMM`, at most 18 hours). Years 1–9999, in
+    /// offset it ends with (`Z`, `±HH:MM`, `±HHMM` or `±HH`, at most 18 hours). Years 1–9999, in
     /// Foundation's Gregorian calendar (the Julian one before 1582-10-15, as dates are written).
     /// - Throws: `LibraryError.invalidDate` for anything else, including a day the month does not
     ///   have, an offset out of range and anything after the date (the CLI makes it a usage error).
@@ -51,6 +51,12 @@ public enum Display {
                 == DateComponents(era: 1, year: parts.year, month: parts.month, day: parts.day) else {
             throw LibraryError.invalidDate(text)
         }
+        // The instant too must be in the years 1–9999 (UTC, as it is written): 9999-12-31T23:59 in
+        // Los Angeles is in the year 10000 there.
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let instant = utc.dateComponents([.era, .year], from: date)
+        guard instant.era == 1, let year = instant.year, (1...9999).contains(year) else { throw LibraryError.invalidDate(text) }
         return date.addingTimeInterval(parts.fraction)
     }
 
@@ -101,8 +107,9 @@ public enum Display {
                 let sign = b[at] == UInt8(ascii: "-") ? -1 : 1
                 at += 1
                 guard let hours = digits(2) else { return nil }
-                _ = take(":")
-                guard let minutes = digits(2), minutes < 60, hours * 60 + minutes <= 18 * 60 else { return nil }
+                // ±HH:MM, ±HHMM, or ±HH alone.
+                let minutes = take(":") ? digits(2) : at == b.count ? 0 : digits(2)
+                guard let minutes, minutes < 60, hours * 60 + minutes <= 18 * 60 else { return nil }
                 offset = sign * (hours * 3600 + minutes * 60)
             }
             guard at == b.count else { return nil }

@@ -172,16 +172,20 @@ public final class Library {
     /// page whose schema is empty (a process stopped between SQLite writing the file's header and
     /// the first table), with no write-ahead log beside it (one may hold every table).
     static func isEmptyStore(_ store: URL) -> Bool {
+        // SQLite keeps the log and the journal beside the file a link names, not beside the link.
+        guard let resolved = realpath(store.path, nil) else { return false }
+        let path = String(cString: resolved)
+        free(resolved)
         var status = stat()
-        guard stat(store.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
-              !FileManager.default.fileExists(atPath: store.path + "-wal") else { return false }
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+              !FileManager.default.fileExists(atPath: path + "-wal") else { return false }
         if status.st_size == 0 { return true }
         // The empty schema: no journal (whose pages could bring tables back), the file is one
         // page, by its size and by its header (sqlite.org/fileformat2.html: the page size at
         // offset 16, 1 meaning 65536; the page count at 28), and page 1 is a table leaf (0x0D)
         // with no cells (offset 103).
-        guard status.st_size <= 65_536, !FileManager.default.fileExists(atPath: store.path + "-journal"),
-              let handle = FileHandle(forReadingAtPath: store.path) else { return false }
+        guard status.st_size <= 65_536, !FileManager.default.fileExists(atPath: path + "-journal"),
+              let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: 108), head.count == 108 else { return false }
         let b = [UInt8](head)

@@ -169,6 +169,12 @@ import Testing
                     "2024-06-11T12:00:00+05:60", "2024-06-11T24:00", "2024-6-11", "2024-02-30", "0000-01-01", "1582-10-10", "2024-06-11T12"] {
             #expect(throws: LibraryError.invalidDate(bad), "\(bad)") { try parse(bad) }
         }
+        #expect(try parse("2024-06-11T12:00:00+05") == noon.addingTimeInterval(-18_000), "an offset in whole hours")
+        // The instant must be in the years 1–9999 too (UTC, as dates are written).
+        for (bad, zone) in [("9999-12-31T23:59", "America/Los_Angeles"), ("0001-01-01", "Asia/Tokyo"), ("9999-12-31T23:59-05:00", "UTC")] {
+            #expect(throws: LibraryError.invalidDate(bad), "\(bad) in \(zone)") { try parse(bad, TimeZone(identifier: zone)!) }
+        }
+        #expect(try parse("9999-12-31T23:59", TimeZone(identifier: "Asia/Tokyo")!) < parse("9999-12-31T23:59Z"))
         // Midnight does not exist on these days: the day starts at 01:00 local, when the clocks go on.
         for (zone, day, start) in [("America/Santiago", "2024-09-08", 1_725_768_000.0), ("America/Sao_Paulo", "2018-11-04", 1_541_300_400),
                                    ("Asia/Beirut", "2024-03-31", 1_711_836_000)] {

@@ -210,6 +210,26 @@ let canMount: Bool = {
                 #expect(try box.run(["--library", folder.path, "verify"]).status == 0)
             }
         }
+        // Through a link, the log and journal that count are those beside the file it names (SQLite
+        // keeps them there): a first import's tables in the target's -wal are a library.
+        let linked = box.url.appendingPathComponent("linked")
+        let far = box.url.appendingPathComponent("far")
+        try FileManager.default.createDirectory(at: linked, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: far, withIntermediateDirectories: true)
+        tableless(far.appendingPathComponent("real.store").path)
+        try FileManager.default.createSymbolicLink(atPath: linked.appendingPathComponent("library.store").path, withDestinationPath: "../far/real.store")
+        #expect(Library.isEmptyStore(linked.appendingPathComponent("library.store")))
+        for beside in ["real.store-wal", "real.store-journal"] {
+            _ = FileManager.default.createFile(atPath: far.appendingPathComponent(beside).path, contents: Data(count: 32))
+            #expect(!Library.isEmptyStore(linked.appendingPathComponent("library.store")), "\(beside)")
+            try FileManager.default.removeItem(at: far.appendingPathComponent(beside))
+        }
+        try FileManager.default.removeItem(at: far.appendingPathComponent("real.store"))
+        _ = FileManager.default.createFile(atPath: far.appendingPathComponent("real.store").path, contents: Data())
+        _ = FileManager.default.createFile(atPath: far.appendingPathComponent("real.store-wal").path, contents: Data(count: 32))
+        #expect(!Library.isEmptyStore(linked.appendingPathComponent("library.store")), "an empty file whose log is beside its target")
+        #expect(try box.run(["--library", linked.path, "list"]).stderr.contains("no library") == false)
+
         // A store of one page that names a table is a library (an empty one), not "no library".
         let oneTable = box.url.appendingPathComponent("one-table")
         try FileManager.default.createDirectory(at: oneTable, withIntermediateDirectories: true)

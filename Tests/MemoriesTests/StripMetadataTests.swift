@@ -78,4 +78,28 @@ struct ManifestJSON: Decodable {
         #expect(stripped.range(of: Data("GPS".utf8)) == nil && stripped.range(of: Data("secret".utf8)) == nil)
         #expect(stripped.suffix(12) == original.suffix(12), "ends with IEND")
     }
+
+    /// Legal layouts the marker walk must pass through as they are: fill bytes before a restart
+    /// marker inside a scan, and TEM and fill bytes between scans (both failed as "a segment runs
+    /// past the end"). A JFIF thumbnail is dropped, its header kept.
+    @Test func restartMarkersTEMAndFillBytesPassThroughAndTheJFIFThumbnailGoes() throws {
+        let restart = try Data(contentsOf: packageRoot.appendingPathComponent("Fixtures/strip/restart-fill.jpg"))
+        let stripped = try Imaging.strippingMetadata(restart).data
+        #expect(try pixels(stripped) == pixels(restart))
+        #expect(stripped.range(of: Data([0xFF, 0xFF, 0xD0])) != nil, "the scan is copied as it is")
+
+        var scans = try Data(contentsOf: fixtureImages.appendingPathComponent("good/multiscan.jpg"))
+        let second = try #require(scans.range(of: Data([0xFF, 0xDA]), in: scans.range(of: Data([0xFF, 0xDA]))!.upperBound..<scans.endIndex))
+        scans.insert(contentsOf: [0xFF, 0x01, 0xFF, 0xFF], at: second.lowerBound)
+        #expect(try pixels(try Imaging.strippingMetadata(scans).data) == pixels(scans))
+
+        // A JFIF segment with a 2 × 1 RGB thumbnail ("THUMB!" as its pixels).
+        let jpeg = try Data(contentsOf: fixtureImages.appendingPathComponent("good/photo.jpg"))
+        let jfif: [UInt8] = [0xFF, 0xE0, 0, 22] + Array("JFIF\0".utf8) + [1, 1, 0, 0, 1, 0, 1, 2, 1] + Array("THUMB!".utf8)
+        let withThumbnail = Data([0xFF, 0xD8] + jfif) + jpeg.dropFirst(2)
+        let clean = try Imaging.strippingMetadata(withThumbnail).data
+        #expect(clean.range(of: Data("THUMB!".utf8)) == nil)
+        #expect(clean.prefix(20) == Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 16] + Array("JFIF\0".utf8) + [1, 1, 0, 0, 1, 0, 1, 0, 0]))
+        #expect(try pixels(clean) == pixels(withThumbnail))
+    }
 }
