@@ -27,8 +27,11 @@ final class FormatterCache: @unchecked Sendable {
     }
 
     /// Computed from 1900 on, for whole-minute offsets under 100 hours; before 1900 (Foundation writes the Julian
-    /// calendar before 1582, and zones then had offsets with seconds) through the formatter itself.
+    /// calendar before 1582) through the formatter itself. An offset with seconds is written as UTC.
     func iso(_ date: Date, offset: Int, zone: TimeZone? = nil) -> String {
+        // An offset with seconds (a zone's local mean time before 1900, such as -03:06:28) has no
+        // ISO 8601 form: such an instant is written in UTC, which is exact.
+        if offset % 60 != 0 { return iso(date, offset: 0, zone: .gmt) }
         // Offsets of 100 hours or more (no place keeps one; only a store written by something else
         // holds one) go through the formatter too: the computed text has two digits of hours.
         guard date.timeIntervalSince1970 >= -2_208_988_800, offset % 60 == 0, abs(offset) < 100 * 3_600 else {

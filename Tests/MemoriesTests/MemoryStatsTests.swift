@@ -188,6 +188,17 @@ import Testing
     }
 
 
+    /// A zone's local mean time before 1900 has an offset with seconds, which ISO 8601 cannot
+    /// write (`list --json` printed -03:06:28): such an instant is written in UTC.
+    @Test func anOffsetWithSecondsIsWrittenInUTC() throws {
+        let date = Date(timeIntervalSince1970: -2_500_000_000)  // 1890-10-23
+        let buenosAires = try #require(TimeZone(identifier: "America/Argentina/Buenos_Aires"))
+        #expect(buenosAires.secondsFromGMT(for: date) % 60 != 0, "the zone then kept local mean time")
+        let text = Display.iso(date, in: buenosAires)
+        #expect(text.hasSuffix("Z") && Display.parseISO(text) == date, "\(text)")
+        #expect(Display.iso(date, offset: -11_188) == text)
+    }
+
     /// Dates are written without a formatter; they must read exactly as ISO8601DateFormatter's.
     @Test func isoTextEqualsTheFormattersForManyDatesAndZones() throws {
         for bad in ["2024-02-30T00:00:00Z", "2024-13-01T00:00:00Z", "2024-06-13T24:00:00Z", "2024-06-13T00:00:00+0200", "x"] {
