@@ -48,8 +48,10 @@ enum DirectColumn {
         case text(String)
     }
 
-    /// Binds the value in slot `slot` of `values` at `index`, as `bind(_:to:at:)` does, reading it
-    /// in place (`ValueSlots.inline`) instead of copying the `Any?` out and opening it.
+    /// Binds the value in slot `slot` of `values` at `index`, except text, which it returns for the
+    /// caller to bind in place (the statement must run while the string is borrowed; only text
+    /// nests the caller's binding, so a model's save goes one level deeper per string column, not
+    /// per column). The value is read in place (`ValueSlots.inline`), not copied out of its `Any?`.
     func bind(slot: Int, of values: borrowing ValueSlots, to statement: Statement, at index: Int32) throws -> Bound {
         switch self {
         case .string:
@@ -67,38 +69,6 @@ enum DirectColumn {
         case .bool:
             guard let bool = values.inline(slot, as: Bool.self) else { return .no }
             try statement.bind(int64: bool ? 1 : 0, at: index)
-        }
-        return .yes
-    }
-
-    /// Binds `value` at `index`, except text, which it returns for the caller to bind in place
-    /// (the statement must run while the string is borrowed). Only text nests the caller's
-    /// binding, so a model's save goes one level deeper per string column, not per column.
-    func bind(_ value: Any?, to statement: Statement, at index: Int32) throws -> Bound {
-        guard let value else { return .no }
-        // Opened explicitly: an unconstrained generic parameter is not opened implicitly from `Any`.
-        func opened<T>(_ value: T) throws -> Bound { try bindExact(value, statement, index) }
-        return try _openExistential(value, do: opened)
-    }
-
-    /// `bind` with the value's dynamic type opened: a type compare instead of a runtime cast.
-    private func bindExact<T>(_ value: T, _ statement: Statement, _ index: Int32) throws -> Bound {
-        switch self {
-        case .string:
-            guard T.self == String.self else { return .no }
-            return .text(unsafeBitCast(value, to: String.self))
-        case .date:
-            guard T.self == Date.self else { return .no }
-            try statement.bind(double: unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate, at: index)
-        case .double:
-            guard T.self == Double.self else { return .no }
-            try statement.bind(double: unsafeBitCast(value, to: Double.self), at: index)
-        case .int:
-            guard T.self == Int.self else { return .no }
-            try statement.bind(int64: Int64(unsafeBitCast(value, to: Int.self)), at: index)
-        case .bool:
-            guard T.self == Bool.self else { return .no }
-            try statement.bind(int64: unsafeBitCast(value, to: Bool.self) ? 1 : 0, at: index)
         }
         return .yes
     }
