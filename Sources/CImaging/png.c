@@ -52,6 +52,30 @@ static void apply_limits(png_structp png, const img_limits *limits) {
     // Dimension limits stop absurd headers in png_read_info; the pixel count is checked after it.
     png_set_user_limits(png, 65535, 65535);
     if (limits && limits->max_chunk > 0) png_set_chunk_malloc_max(png, limits->max_chunk);
+    // Chunks nothing here reads are skipped, not inflated and kept: libpng keeps up to 1,000
+    // ancillary chunks of up to the chunk limit each, and 30 zTXt chunks of 8 MB of text each fit in
+    // a 234 kB file (the XMP iTXt and eXIf chunks are read from the file's bytes by Imaging).
+    static const png_byte ignored[] = "tEXt\0zTXt\0iTXt\0eXIf\0sPLT\0hIST\0pCAL\0sCAL\0tIME\0";
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, ignored, (int)(sizeof ignored / 5));
+}
+
+// An APNG's frames are its fcTL chunks (acTL's count is only a claim), counted by walking the chunk
+// list, which is bounded by the file; nothing decodes them here, but a viewer plays them all, so the
+// count and canvas x frames are held to the limits every animation is held to.
+static int check_animation(const unsigned char *data, size_t size, const img_info *info, const img_limits *limits,
+                           img_result *result) {
+    long long frames = 0;
+    int animated = 0, image_seen = 0;
+    for (size_t at = 8; at + 12 <= size;) {
+        size_t length = (size_t)data[at] << 24 | (size_t)data[at + 1] << 16 | (size_t)data[at + 2] << 8 | data[at + 3];
+        const unsigned char *type = data + at + 4;
+        if (length > size - at - 12 || memcmp(type, "IEND", 4) == 0) break;
+        if (memcmp(type, "IDAT", 4) == 0) image_seen = 1;
+        else if (memcmp(type, "acTL", 4) == 0 && !image_seen) animated = 1;   // after IDAT it is not an APNG
+        else if (memcmp(type, "fcTL", 4) == 0) frames++;
+        at += 12 + length;
+    }
+    return animated ? img_animation_check(frames, info->width, info->height, limits, result) : IMG_OK;
 }
 
 int img_png_probe(const unsigned char *data, size_t size, img_info *info, img_result *result) {
@@ -180,6 +204,10 @@ int img_png_decode(const unsigned char *data, size_t size, const img_limits *lim
                  info->width, info->height, limits->max_pixels / 1e6);
         png_destroy_read_struct(&png, &info_ptr, NULL);
         return result->status = IMG_ETOOLARGE;
+    }
+    if (check_animation(data, size, info, limits, result) != IMG_OK) {
+        png_destroy_read_struct(&png, &info_ptr, NULL);
+        return result->status;
     }
     // Everything becomes 8-bit RGBA: palette and low-bit grey expanded, tRNS to alpha,
     // 16-bit scaled (not truncated), grey to RGB, opaque images given a full alpha.

@@ -86,8 +86,8 @@ public final class DecodeBudget: @unchecked Sendable {
             // libheif's planes and the RGB image.
             return pixels * 5
         case .webp:
-            // Scaled by the decoder, except animations and lossless images (ARGB at full size),
-            // which the header does not tell apart: the larger is assumed.
+            // Scaled by the decoder, but a lossless image (ARGB at full size) is not told apart by
+            // the header, nor an animation whose first frame fills its canvas: the larger is assumed.
             return pixels * 4
         }
     }

@@ -1,19 +1,35 @@
+import CImaging
+
 /// Limits checked before any large allocation, against decompression bombs and hostile files.
 public struct ImageLimits: Sendable, Equatable {
-    /// Largest accepted width × height (default 100 megapixels).
+    /// Largest accepted width × height (default 100 megapixels); for an animation, its canvas.
     public var maxPixels: Int = 100_000_000
     /// Largest number of scans in a progressive JPEG.
     public var maxProgressiveScans: Int = 500
     /// Largest PNG ancillary chunk held in memory.
     public var maxChunkBytes: Int = 16 << 20
+    /// Most frames an animation may have (default 10,000: over five minutes at 30 frames a second).
+    public var maxFrames: Int = 10_000
+    /// Largest canvas width × height × frames of an animation (default 10 gigapixels: 40 seconds
+    /// of 4K at 30 frames a second), what a viewer composites to play it once.
+    public var maxAnimationPixels: Int = 10_000_000_000
 
     /// Limits of your own (the defaults are `default`'s).
-    public init(maxPixels: Int = 100_000_000, maxProgressiveScans: Int = 500, maxChunkBytes: Int = 16 << 20) {
+    public init(maxPixels: Int = 100_000_000, maxProgressiveScans: Int = 500, maxChunkBytes: Int = 16 << 20,
+                maxFrames: Int = 10_000, maxAnimationPixels: Int = 10_000_000_000) {
         self.maxPixels = maxPixels
         self.maxProgressiveScans = maxProgressiveScans
         self.maxChunkBytes = maxChunkBytes
+        self.maxFrames = maxFrames
+        self.maxAnimationPixels = maxAnimationPixels
     }
 
-    /// 100 megapixels, 500 progressive scans, 16 MB chunks.
+    /// 100 megapixels, 500 progressive scans, 16 MB chunks, 10,000 frames, 10 gigapixels an animation.
     public static let `default` = ImageLimits()
+
+    /// The same limits as the C wrapper takes them.
+    var c: img_limits {
+        img_limits(max_pixels: Int64(maxPixels), max_scans: Int32(maxProgressiveScans), max_chunk: maxChunkBytes,
+                   max_frames: Int32(clamping: maxFrames), max_animation_pixels: Int64(maxAnimationPixels))
+    }
 }

@@ -2,6 +2,9 @@ import CImaging
 import Foundation
 
 extension Imaging {
+    /// The longest side libjpeg writes (JPEG_MAX_DIMENSION).
+    public static let jpegLargestSide = 65500
+
     /// What `reencode` writes.
     public enum OutputFormat: Equatable, Sendable {
         case jpeg(quality: Int = 85, progressive: Bool = false)
@@ -15,6 +18,14 @@ extension Imaging {
     public static func reencode(_ data: Data, as format: OutputFormat, maxSide: Int? = nil, keepMetadata: Bool = true,
                                 limits: ImageLimits = .default) throws -> Data {
         let info = try probe(data)
+        if case .jpeg = format {
+            // libjpeg's limit, said before anything is decoded.
+            let (width, height) = maxSide.map { fitted(width: info.uprightWidth, height: info.uprightHeight, maxSide: $0) }
+                ?? (info.uprightWidth, info.uprightHeight)
+            if max(width, height) > jpegLargestSide {
+                throw ImageError.tooLarge("a JPEG holds at most \(jpegLargestSide) pixels a side, and this image is \(width)x\(height)")
+            }
+        }
         var scale = 1
         if info.format == .jpeg, let maxSide {
             let longest = max(info.width, info.height)

@@ -23,13 +23,25 @@ extension Imaging {
     ///   eXIf, tIME, C2PA, private chunks and anything after IEND are dropped (an orientation
     ///   other than 1 is kept as a minimal eXIf).
     /// - HEIC, AVIF, WebP: re-encoded as JPEG (upright, without metadata), and `note` says so.
+    ///
+    /// A JPEG or PNG whose segments or chunks cannot be walked exactly (bytes between two JPEG
+    /// segments, a length that runs past the end) is re-encoded from its pixels instead, in its own
+    /// format, and `note` says why: a walk that resynchronised on guessed markers could copy part of
+    /// a metadata segment.
     public static func strippingMetadata(_ data: Data, quality: Int = 92, limits: ImageLimits = .default) throws -> Stripped {
         let info = try probe(data)
         switch info.format {
-        case .jpeg:
-            return Stripped(data: try strippedJPEG(data, orientation: info.exif.orientation), format: .jpeg)
-        case .png:
-            return Stripped(data: try strippedPNG(data, orientation: info.exif.orientation), format: .png)
+        case .jpeg, .png:
+            do {
+                let stripped = info.format == .jpeg ? try strippedJPEG(data, orientation: info.exif.orientation)
+                                                    : try strippedPNG(data, orientation: info.exif.orientation)
+                return Stripped(data: stripped, format: info.format)
+            } catch let error as ImageError {
+                let output: OutputFormat = info.format == .jpeg ? .jpeg(quality: quality) : .png
+                let copy = try reencode(data, as: output, keepMetadata: false, limits: limits)
+                return Stripped(data: copy, format: info.format,
+                                note: "re-encoded to remove its metadata: its \(info.format == .jpeg ? "segments" : "chunks") could not be copied exactly (\(error.reason))")
+            }
         case .heic, .avif, .webp:
             let jpeg = try reencode(data, as: .jpeg(quality: quality), keepMetadata: false, limits: limits)
             return Stripped(data: jpeg, format: .jpeg,

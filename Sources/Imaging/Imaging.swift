@@ -90,7 +90,7 @@ public enum Imaging {
         deinit { free(pointer) }
     }
 
-    /// `scale`: a JPEG's DCT scale (1, 2, 4, 8); `maxSide`: a still WebP is scaled by its decoder to fit
+    /// `scale`: a JPEG's DCT scale (1, 2, 4, 8); `maxSide`: a WebP (or an animation's first frame) is scaled by its decoder to fit
     /// it, a non-interlaced PNG is reduced row by row as it is read (to no less than it), and a HEIF's
     /// embedded thumbnail at least that large stands for its pixels once the photo itself has decoded
     /// (0: full size).
@@ -99,7 +99,7 @@ public enum Imaging {
         var result = img_result()
         var pixels: UnsafeMutablePointer<UInt8>?
         var width: Int32 = 0, height: Int32 = 0
-        var cLimits = img_limits(max_pixels: Int64(limits.maxPixels), max_scans: Int32(limits.maxProgressiveScans), max_chunk: limits.maxChunkBytes)
+        var cLimits = limits.c
         let status = data.withUnsafeBytes { raw in
             let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
             switch format {

@@ -151,7 +151,7 @@ extension Library {
                     let info = try Imaging.probe(stripped.data)
                     (written, width, height) = (stripped.data.count, info.width, info.height)
                     writtenFormat = stripped.format.rawValue
-                    if let note = stripped.note { manifest.warnings.append(.init(originalFilename: image.filename, reason: note)) }
+                    if let note = stripped.note { manifest.warnings.append(.init(originalFilename: image.filename, reason: "\(image.filename): \(note)")) }
                 } else if options.format == .original && options.maxSize == nil {
                     // Streamed; the hash is checked after the last chunk, before the file gets its name.
                     try dest.write(name) { sink in try blobs.readVerified(digest, chunk: sink) }
@@ -170,7 +170,7 @@ extension Library {
                 continue
             } catch let error as ImageError {
                 manifest.failed.append(.init(originalFilename: image.filename,
-                                             reason: "\(image.filename) could not be converted and was not exported: \(error.localizedDescription) (export it with --format original)"))
+                                             reason: "\(image.filename) could not be converted and was not exported: \(error.localizedDescription) (\(Self.advice(error, options)))"))
                 continue
             }
             var thumbName: String?
@@ -207,6 +207,18 @@ extension Library {
         try previews?.sync()
         try dest.sync()
         return manifest
+    }
+
+    /// What to do about a photo that could not be converted. Never `--format original` when the
+    /// metadata was to be removed: that copy keeps the GPS position the user asked to drop.
+    static func advice(_ error: ImageError, _ options: ExportOptions) -> String {
+        if case .tooLarge(let detail) = error, detail.hasPrefix("a JPEG holds at most") {
+            return "export it with --format png, or smaller with --max-size \(Imaging.jpegLargestSide)"
+        }
+        if options.stripMetadata {
+            return "its metadata could not be removed, so it was left out; without --strip-metadata, --format original copies it as it is, metadata and all"
+        }
+        return "export it with --format original"
     }
 
     // MARK: Thumbnails

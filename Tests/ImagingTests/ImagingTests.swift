@@ -448,3 +448,74 @@ func crc32(_ data: Data) -> UInt32 {
     }
     return ~crc
 }
+
+/// Fixtures/bombs/ (made by Fixtures/make-bombs.sh): files whose work grew with a header's numbers.
+let bombs = fixtures.deletingLastPathComponent().appendingPathComponent("bombs")
+let bombExpectations: [Expectation] = {
+    let text = (try? String(contentsOf: bombs.appendingPathComponent("EXPECTED.tsv"), encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").map {
+        let parts = $0.split(separator: "\t")
+        return Expectation(file: String(parts[0]), outcome: parts[1].split(separator: " ").map(String.init))
+    }
+}()
+
+@Suite struct BombTests {
+    @Test func theBombListIsComplete() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: bombs.path).filter { $0 != "EXPECTED.tsv" }
+        #expect(Set(files) == Set(bombExpectations.map(\.file)))
+        #expect(bombExpectations.count == 12)
+    }
+
+    /// Each is accepted with a thumbnail, or refused as too large naming the limit; the time and
+    /// memory each takes are checked by MemoriesTests' import of them (a process of its own).
+    @Test(arguments: bombExpectations)
+    func everyBombIsAcceptedOrRefusedByItsLimit(_ expectation: Expectation) throws {
+        let data = try Data(contentsOf: bombs.appendingPathComponent(expectation.file))
+        if expectation.outcome == ["ok"] {
+            try Imaging.validate(data)
+            let thumb = try Imaging.thumbnail(of: data, maxSide: 256)
+            #expect(thumb.width >= 1 && thumb.height >= 1 && max(thumb.width, thumb.height) <= 256)
+        } else {
+            do {
+                _ = try Imaging.thumbnail(of: data)
+                Issue.record("\(expectation.file) was accepted")
+            } catch let error as ImageError {
+                #expect(kind(error) == expectation.outcome[0], "\(expectation.file): \(error.reason)")
+                #expect(error.reason.contains(expectation.outcome[1]), "\(error.reason)")
+            }
+        }
+    }
+
+    @Test func anAnimationsFramesAreCountedAndTheCanvasTimesFramesIsLimited() throws {
+        let file = try Data(contentsOf: bombs.appendingPathComponent("webp-600-frames-10000x10000.webp"))
+        func reason(_ limits: ImageLimits) -> String {
+            do { try Imaging.validate(file, limits: limits); return "accepted" } catch let error as ImageError { return error.reason } catch { return "\(error)" }
+        }
+        #expect(reason(.default) == "an animation of 600 frames on a 10000x10000 canvas exceeds the limit of 10 gigapixels (frames x canvas)")
+        #expect(reason(ImageLimits(maxFrames: 599)) == "an animation of 600 frames exceeds the limit of 599 frames")
+        #expect(reason(ImageLimits(maxAnimationPixels: 60_000_000_000)) == "accepted")
+        let apng = try Data(contentsOf: bombs.appendingPathComponent("apng-10001-frames.png"))
+        #expect(throws: ImageError.tooLarge("an animation of 10001 frames exceeds the limit of 10000 frames")) { try Imaging.validate(apng) }
+    }
+
+    /// The first frame is decoded where it stands on its canvas (scaled with it), the rest only
+    /// demuxed: a frame whose bitstream header is damaged is still found.
+    @Test func anAnimationsFirstFrameIsPlacedOnItsCanvasAndEveryFrameHeaderIsChecked() throws {
+        let file = try Data(contentsOf: bombs.appendingPathComponent("webp-50-frames-10000x10000.webp"))
+        // Frame 1 is 2x2 red at (2, 4) of 10000x10000: a red corner pixel in a white 256x256 thumbnail.
+        let small = try Imaging.decode(file, format: .webp, scale: 1, limits: .default, maxSide: 256)
+        #expect(small.width == 256 && small.height == 256)
+        #expect(near(colour(small, 0, 0), red, tolerance: 60))
+        #expect(near(colour(small, 0.5, 0.5), white, tolerance: 6) && near(colour(small, 0.99, 0.99), white, tolerance: 6))
+        // The VP8L signature byte (0x2f) of the 30th frame's bitstream, broken.
+        var damaged = [UInt8](file)
+        var found = 0, at = 0
+        for i in 0..<(damaged.count - 4) where damaged[i..<(i + 4)].elementsEqual("VP8L".utf8) {
+            found += 1
+            if found == 30 { at = i + 8; break }
+        }
+        #expect(damaged[at] == 0x2f)
+        damaged[at] = 0x00
+        #expect(throws: ImageError.corrupt(.webp, "the animation cannot be read")) { try Imaging.validate(Data(damaged)) }
+    }
+}

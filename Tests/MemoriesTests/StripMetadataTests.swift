@@ -43,7 +43,7 @@ struct ManifestJSON: Decodable {
         let manifest = try JSONDecoder().decode(ManifestJSON.self, from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
         #expect(manifest.files.allSatisfy { $0.takenAt == nil }, "no capture times in a stripped export")
         #expect(manifest.files.first { $0.file == "rotated.jpg" }?.format == "jpeg")
-        #expect(manifest.warnings.map(\.reason) == ["converted from HEIC to JPEG to remove its metadata (no lossless way here)"])
+        #expect(manifest.warnings.map(\.reason) == ["rotated.heic: converted from HEIC to JPEG to remove its metadata (no lossless way here)"])
         #expect(result.stderr.isEmpty || !result.stderr.contains("error"))
     }
 
@@ -101,5 +101,76 @@ struct ManifestJSON: Decodable {
         #expect(clean.range(of: Data("THUMB!".utf8)) == nil)
         #expect(clean.prefix(20) == Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 16] + Array("JFIF\0".utf8) + [1, 1, 0, 0, 1, 0, 1, 0, 0]))
         #expect(try pixels(clean) == pixels(withThumbnail))
+    }
+
+    /// Valid JPEGs whose segments cannot be walked exactly (Fixtures/make-strip-edge.sh: bytes between
+    /// two segments, a Photoshop segment and an Adobe one whose lengths say less than they hold) are
+    /// re-encoded from their pixels, and the export says so: they failed, advising `--format
+    /// original`, which keeps the GPS position.
+    @Test func aJPEGThatCannotBeWalkedExactlyIsReencodedNotRefusedOrCopied() throws {
+        let box = Sandbox()
+        let names = ["edge-junk-before-marker.jpg", "edge-broken-photoshop.jpg", "edge-truncated-app14.jpg"]
+        for name in names { _ = box.copy(packageRoot.appendingPathComponent("Fixtures/strip/\(name)"), to: "in/\(name)") }
+        #expect(try box.run("import", box.url.appendingPathComponent("in").path, "--title", "Edge").status == 0)
+        let out = box.url.appendingPathComponent("out")
+        let result = try box.run("export", "Edge", out.path, "--strip-metadata")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("--format original"))
+        for name in names {
+            #expect(result.stderr.contains("\(name): re-encoded to remove its metadata: its segments could not be copied exactly"), "\(result.stderr)")
+            let copy = try Data(contentsOf: out.appendingPathComponent(name))
+            let info = try Imaging.probe(copy)
+            #expect(info.format == .jpeg && info.exif.orientation == 1 && info.exif.dateTimeOriginal == nil && info.width == 48 && info.height == 32, "upright, as the pixels were")
+            for secret in ["secret", "a comment", "GPS", "Photoshop", "http://ns.adobe.com/xap/1.0/", "Fixture Camera"] {
+                #expect(copy.range(of: Data(secret.utf8)) == nil, "\(name) keeps \(secret)")
+            }
+        }
+    }
+
+    static let exiftool = "/usr/bin/exiftool"
+
+    /// Every fixture the import accepts, exported with `--strip-metadata` and read back by exiftool:
+    /// nothing but what shows the pixels (the format's structure, JFIF, the ICC profile, Adobe's
+    /// colour transform) and an orientation.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: exiftool), "needs exiftool (scripts/setup.sh --tests)"))
+    func exiftoolFindsNoGPSEXIFXMPOrIPTCInAnyStrippedExport() throws {
+        let box = Sandbox()
+        let folders = [fixtureImages.appendingPathComponent("good"), packageRoot.appendingPathComponent("Fixtures/strip")]
+        for folder in folders {
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where !name.hasSuffix(".md") {
+                _ = box.copy(folder.appendingPathComponent(name), to: "in/\(name)")
+            }
+        }
+        #expect(try box.run("import", box.url.appendingPathComponent("in").path, "--title", "All").status == 0)
+        let out = box.url.appendingPathComponent("out")
+        let result = try box.run("export", "All", out.path, "--strip-metadata")
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0 != "manifest.json" }.sorted()
+        #expect(files.count == 45)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.exiftool)
+        process.arguments = ["-j", "-G0", "-a"] + files.map { out.appendingPathComponent($0).path }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let json = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let read = try #require(try JSONSerialization.jsonObject(with: json) as? [[String: Any]])
+        #expect(read.count == files.count)
+        let shown: Set<String> = ["APP14", "Composite", "ExifTool", "ICC_Profile", "JFIF", "SourceFile"]
+        let pngStructure: Set<String> = ["BitDepth", "ColorType", "Compression", "Filter", "ImageHeight", "ImageWidth", "Interlace",
+                                         "Palette", "Transparency", "Gamma", "SRGBRendering", "BackgroundColor", "SignificantBits",
+                                         "PixelsPerUnitX", "PixelsPerUnitY", "PixelUnits", "WhitePointX", "WhitePointY",
+                                         "RedX", "RedY", "GreenX", "GreenY", "BlueX", "BlueY", "ProfileName"]
+        for file in read {
+            for key in file.keys {
+                let parts = key.split(separator: ":", maxSplits: 1).map(String.init)
+                let group = parts[0], tag = parts.count > 1 ? parts[1] : ""
+                let allowed = shown.contains(group) || (group == "File" && tag != "Comment") || key == "EXIF:Orientation"
+                    || (group == "PNG" && pngStructure.contains(tag))
+                #expect(allowed, "\(file["SourceFile"] ?? "?") keeps \(key) = \(file[key] ?? "")")
+            }
+        }
     }
 }

@@ -99,3 +99,49 @@ struct GCJSON: Decodable {
 }
 
 func sha256(_ url: URL) throws -> String { SHA256.digest(try Data(contentsOf: url)).hex }
+
+extension Sandbox {
+    /// What `measured` saw of one run: its exit status, output and peak resident memory.
+    struct Measured {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        /// The program's own peak resident set, in bytes.
+        var peakBytes: Int
+    }
+
+    /// Runs `memories --library <library> args…` and returns what `Measured` holds, killing it after
+    /// `seconds` (a hang guard, not a timing). The peak is read by a small python3 parent from
+    /// RUSAGE_CHILDREN: a child spawned by this test process would carry the test process's own
+    /// peak across its exec (Linux keeps ru_maxrss through execve, and posix_spawn shares the
+    /// parent's memory until then).
+    func measured(_ args: [String], seconds: Double = 120) throws -> Measured {
+        let peak = url.appendingPathComponent("peak-\(UUID().uuidString)")
+        let program = packageRoot.appendingPathComponent(".build/debug/memories").path
+        let parent = """
+            import resource, subprocess, sys
+            try:
+                code = subprocess.run(sys.argv[3:], timeout=float(sys.argv[2])).returncode
+            except subprocess.TimeoutExpired:
+                code = 124
+            open(sys.argv[1], "w").write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+            sys.exit(code if code >= 0 else 128 - code)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", parent, peak.path, String(seconds), program, "--library", library.path] + args
+        var environment = ProcessInfo.processInfo.environment
+        environment["TZ"] = "UTC"
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let kilobytes = Int((try? String(contentsOf: peak, encoding: .utf8)) ?? "") ?? Int.max / 1024
+        return Measured(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                        stderr: String(decoding: stderr, as: UTF8.self), peakBytes: kilobytes * 1024)
+    }
+}

@@ -38,6 +38,8 @@ typedef struct {
     long long max_pixels;  // refuse images with more pixels (checked before any large allocation)
     int max_scans;         // refuse progressive JPEGs with more scans
     size_t max_chunk;      // PNG: largest ancillary chunk kept in memory
+    int max_frames;        // animations: refuse more frames (0: no limit)
+    long long max_animation_pixels; // animations: refuse when canvas width x height x frames is more (0: no limit)
 } img_limits;
 
 /// Reads the header only.
@@ -59,12 +61,18 @@ int img_png_decode(const unsigned char *data, size_t size, const img_limits *lim
 int img_heif_probe(const unsigned char *data, size_t size, img_info *info, img_result *result);
 int img_heif_decode(const unsigned char *data, size_t size, const img_limits *limits, int thumbnail_side,
                     img_info *info, unsigned char **pixels, int *width, int *height, img_result *result);
-/// WebP, still or animated (info->progressive set; every frame is decoded, the first returned),
-/// alpha composited on white. max_side > 0: a still image larger than that is scaled by the decoder
-/// to fit it (0: full size).
+/// WebP, still or animated (info->progressive set), alpha composited on white. An animation's first
+/// frame is decoded and placed on its canvas; the others are demuxed (chunks and bitstream headers
+/// read) and none is decoded, so the work is bounded by the canvas and the file, not by the
+/// frame count (limits->max_frames and max_animation_pixels refuse the rest). max_side > 0: an image
+/// (or first frame) larger than that is scaled by the decoder to fit it (0: full size).
 int img_webp_probe(const unsigned char *data, size_t size, img_info *info, img_result *result);
 int img_webp_decode(const unsigned char *data, size_t size, int max_side, const img_limits *limits,
                     img_info *info, unsigned char **pixels, int *width, int *height, img_result *result);
+
+/// An animation of `frames` frames on a width x height canvas against limits->max_frames and
+/// max_animation_pixels (IMG_ETOOLARGE, the limit in result->message); no frames is IMG_ECORRUPT.
+int img_animation_check(long long frames, int width, int height, const img_limits *limits, img_result *result);
 
 enum { IMG_META_EXIF = 1, IMG_META_ICC = 2, IMG_META_XMP = 3 };
 /// A metadata block, malloc'ed in *out: EXIF as "Exif\0\0"+TIFF (what img_exif_read takes), or the
