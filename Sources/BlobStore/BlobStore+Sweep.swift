@@ -67,7 +67,7 @@ extension BlobStore {
         let now = Date().timeIntervalSince1970
         let cutoff = now - gracePeriod
         var report = SweepReport(dryRun: dryRun)
-        if mkdir(trashPath, 0o755) != 0 && errno != EEXIST { throw BlobStoreError.io(path: trashPath, operation: "mkdir", errno: errno) }
+        try Privacy.makeFolder(trashPath)
         // 1. Referenced again (a restored database, a re-import): back from the trash.
         var trashed: [(digest: BlobDigest, info: stat)] = []
         try forEachEntry(in: trashPath) { path, _ in

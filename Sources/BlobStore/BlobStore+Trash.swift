@@ -22,7 +22,7 @@ extension BlobStore {
             if errno == ENOENT { return }
             throw BlobStoreError.io(path: path, operation: "touch", errno: errno)
         }
-        if mkdir(trashPath, 0o755) != 0 && errno != EEXIST { throw BlobStoreError.io(path: trashPath, operation: "mkdir", errno: errno) }
+        try Privacy.makeFolder(trashPath)
         if rename(path, trashPath(for: digest)) != 0 && errno != ENOENT {
             throw BlobStoreError.io(path: path, operation: "move to trash", errno: errno)
         }
@@ -35,7 +35,7 @@ extension BlobStore {
         let trashed = trashPath(for: digest)
         guard access(trashed, F_OK) == 0 else { return false }
         let directory = self.directory(for: digest)
-        if mkdir(directory, 0o755) != 0 && errno != EEXIST { throw BlobStoreError.io(path: directory, operation: "mkdir", errno: errno) }
+        try Privacy.makeFolder(directory)
         // link, not rename: a blob written meanwhile under the final name is never replaced.
         if link(trashed, path(for: digest)) != 0 && errno != EEXIST {
             if errno == ENOENT { return false }

@@ -36,7 +36,7 @@ extension BlobStore {
     func makeTemporaryFile() throws -> (fd: Int32, path: String) {
         try refuseIfReadOnly()
         let path = "\(tmpPath)/\(UUID().uuidString).part"
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, Privacy.fileMode)
         try check(fd, "create", path)
         CrashPoint.reach(.tempCreated)
         return (fd, path)
@@ -49,11 +49,7 @@ extension BlobStore {
     /// file when it is damaged (rule 7).
     func publish(temporary path: String, as digest: BlobDigest, createdDirectories: inout Set<String>) throws -> Published {
         let directory = self.directory(for: digest)
-        if mkdir(directory, 0o755) == 0 {
-            createdDirectories.insert(directory)
-        } else if errno != EEXIST {
-            throw BlobStoreError.io(path: directory, operation: "mkdir", errno: errno)
-        }
+        if try Privacy.makeFolder(directory) { createdDirectories.insert(directory) }
         let final = self.path(for: digest)
         if link(path, final) == 0 {
             CrashPoint.reach(.linked)

@@ -70,9 +70,7 @@ public final class BlobStore: @unchecked Sendable {
         ownerPath = root.appendingPathComponent("owner").path
         isReadOnly = readOnly
         guard !readOnly else { return }
-        for path in [root.path, blobsPath, tmpPath, trashPath] {
-            if mkdir(path, 0o755) != 0 && errno != EEXIST { throw BlobStoreError.io(path: path, operation: "mkdir", errno: errno) }
-        }
+        for path in [root.path, blobsPath, tmpPath, trashPath] { try Privacy.makeFolder(path) }
     }
 
     /// The file of a blob (which may not exist).
@@ -107,7 +105,7 @@ public final class BlobStore: @unchecked Sendable {
     /// file is linked into place instead, which fails if `path` exists: false then, and nothing changed.
     @discardableResult
     public static func writeDurably(_ data: Data, to path: String, temporary: String, replacing: Bool = true) throws -> Bool {
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, Privacy.fileMode)
         try check(fd, "create", temporary)
         var open = true
         do {

@@ -14,7 +14,7 @@ public final class FileLock {
     /// Blocks until the lock is granted, or throws after `timeout` seconds.
     public init(path: String, mode: Mode, timeout: TimeInterval = 600) throws {
         self.path = path
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, Privacy.fileMode)
         try check(fd, "open lock", path)
         let operation = (mode == .shared ? LOCK_SH : LOCK_EX)
         let deadline = Date().addingTimeInterval(timeout)

@@ -43,7 +43,7 @@ public final class S3BlobStore: @unchecked Sendable {
         self.client = client
         // A read-only library's folder may not be writable: the lock is then only taken where a
         // writer would need it, and fails there.
-        try? FileManager.default.createDirectory(at: lockDirectory, withIntermediateDirectories: true)
+        _ = try? Privacy.makeFolders(lockDirectory.path)
         lockPath = lockDirectory.appendingPathComponent("lock").path
     }
 

@@ -19,7 +19,8 @@ public struct S3Credentials: Sendable, Equatable {
 
     /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN` if set; else the profile
     /// (`profile`, else `AWS_PROFILE`, else "default") of `AWS_SHARED_CREDENTIALS_FILE` or
-    /// `~/.aws/credentials`. Throws `S3Error.noCredentials` saying where it looked.
+    /// `~/.aws/credentials`. Throws `S3Error.noCredentials` saying where it looked, and
+    /// `S3Error.credentialsReadableByOthers` for a file whose keys others can read.
     public static func resolve(profile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> S3Credentials {
         if profile == nil, let key = environment["AWS_ACCESS_KEY_ID"], !key.isEmpty, let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty {
             return S3Credentials(accessKey: key, secretKey: secret, sessionToken: environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
@@ -33,6 +34,10 @@ public struct S3Credentials: Sendable, Equatable {
         let values = parseProfile(name, in: text)
         guard let key = values["aws_access_key_id"], let secret = values["aws_secret_access_key"] else {
             throw S3Error.noCredentials("no S3 credentials: \(path) has no [\(name)] profile with aws_access_key_id and aws_secret_access_key")
+        }
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & Privacy.othersBits != 0 {
+            throw S3Error.credentialsReadableByOthers(path: path, mode: status.st_mode)
         }
         return S3Credentials(accessKey: key, secretKey: secret, sessionToken: values["aws_session_token"])
     }

@@ -5,6 +5,8 @@ public enum S3Error: Error, Equatable, LocalizedError {
     case invalidLocation(String)
     /// No access key: neither AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY nor the profile in ~/.aws/credentials.
     case noCredentials(String)
+    /// The credentials file others can read (its path and mode): refused, as ssh refuses a readable key.
+    case credentialsReadableByOthers(path: String, mode: mode_t)
     /// The service answered with an error: HTTP status, S3 error code (`NoSuchBucket`…), its message, what was asked.
     case service(status: Int, code: String, message: String, request: String)
     /// No answer: connection refused, timed out, reset (after the retries), with curl's words.
@@ -15,6 +17,9 @@ public enum S3Error: Error, Equatable, LocalizedError {
         switch self {
         case .invalidLocation(let text): return text
         case .noCredentials(let text): return text
+        case .credentialsReadableByOthers(let path, let mode):
+            return "\(path) can be read by other users (mode \(String(mode & 0o777, radix: 8))), so the keys in it are theirs too; "
+                + "make it yours alone (chmod 600 \(path)) and run the command again"
         case .service(let status, let code, let message, let request):
             let detail = message.isEmpty ? "" : ": \(message)"
             switch code {

@@ -16,6 +16,9 @@ public final class Library {
     /// What could not be read on first access (a relationship whose rows are refused, a value whose
     /// blob is missing): the property read as empty, and the command must not report success.
     public private(set) var loadFailures: [Error] = []
+    /// Set when this writing open made a library that others could read private (see
+    /// `Library+Privacy.swift`), or could not: a sentence for the user.
+    public private(set) var privacyNote: String?
 
     /// `library.store` in `directory`.
     public var storeURL: URL { directory.appendingPathComponent("library.store") }
@@ -59,8 +62,10 @@ public final class Library {
                 throw LibraryError.noLibrary(directory.path, photosLeft: !Self.isUnfinishedStore(in: directory))
             }
         } else {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Privacy.makeFolders(directory.path)
+            if !FileManager.default.fileExists(atPath: store.path) { try Self.makePrivateStore(store, exclusive: false) }
         }
+        if !readOnly { privacyNote = Self.makePrivate(directory) }
         let schema = Schema(versionedSchema: MemoriesSchemaV3.self)
         var configuration = ModelConfiguration(schema: schema, url: store, allowsSave: !readOnly)
         if let settings = try BlobSettings.load(from: directory) {
@@ -90,7 +95,7 @@ public final class Library {
     /// Refuses a folder that holds a library already; an S3 location that holds another
     /// library's photos is refused when the new library opens (its identity is not the owner's).
     public static func create(directory: URL, blobs: BlobSettings?) throws -> Library {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Privacy.makeFolders(directory.path)
         // Every init holds the folder's lock (flock on the folder itself) to its end, so two inits
         // never both take up an unfinished store.
         let folder = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -126,12 +131,7 @@ public final class Library {
         // The store file is made exclusively: of two inits in one folder at once, exactly one
         // goes on, and the other is told the folder holds a library (it must not go on to open,
         // or on failure remove, the store the first is making).
-        let made = open(store.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard made >= 0 else {
-            if errno == EEXIST { throw LibraryError.libraryExists(directory.path) }
-            throw BlobStoreError.io(path: store.path, operation: "create", errno: errno)
-        }
-        close(made)
+        try makePrivateStore(store, exclusive: true)
         do {
             try blobs?.write(to: directory)
             return try Library(directory: directory)

@@ -88,6 +88,7 @@ func run(_ args: [String]) -> Int32 {
         let code = try command.run(arguments) {
             // Only `import` makes a library: every other command on a folder without one says so.
             let library = try Library(directory: directory, readOnly: readOnlyCommands.contains(command.name), create: command.name == "import")
+            if let note = library.privacyNote { Output.error(note) }
             opened = library
             return library
         }

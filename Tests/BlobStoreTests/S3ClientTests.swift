@@ -173,6 +173,14 @@ struct S3ClientTests {
         aws_session_token = token
         """.write(to: file, atomically: true, encoding: .utf8)
         let env = ["AWS_SHARED_CREDENTIALS_FILE": file.path]
+        // Readable by others, its keys are refused, as ssh refuses a readable private key.
+        chmod(file.path, 0o644)
+        #expect(throws: S3Error.credentialsReadableByOthers(path: file.path, mode: S_IFREG | 0o644)) { try S3Credentials.resolve(environment: env) }
+        let readable = #expect(throws: S3Error.self) { try S3Credentials.resolve(environment: env) }
+        #expect(readable?.errorDescription == "\(file.path) can be read by other users (mode 644), so the keys in it are theirs too; make it yours alone (chmod 600 \(file.path)) and run the command again")
+        chmod(file.path, 0o640)
+        #expect(throws: S3Error.self) { try S3Credentials.resolve(environment: env) }
+        chmod(file.path, 0o600)
         #expect(try S3Credentials.resolve(environment: env) == S3Credentials(accessKey: "AKDEFAULT", secretKey: "secret/default"))
         #expect(try S3Credentials.resolve(environment: env.merging(["AWS_PROFILE": "work"]) { $1 })
             == S3Credentials(accessKey: "AKWORK", secretKey: "secretwork", sessionToken: "token"))

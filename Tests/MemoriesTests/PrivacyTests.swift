@@ -1,0 +1,90 @@
+import BlobStore
+import Foundation
+import Testing
+
+/// A library holds GPS positions, notes and every original: only its owner may read it, whatever
+/// the umask, as ssh, gpg and restic keep theirs. Exports are the user's own files (the umask).
+@Suite struct PrivacyTests {
+    /// `memories --library library args…` under `umask`, through sh (Process cannot set a umask).
+    func run(_ library: URL, umask: String, _ args: [String]) throws -> Sandbox.Result {
+        let program = packageRoot.appendingPathComponent(".build/debug/memories").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "umask \(umask); exec \"$0\" \"$@\"", program, "--library", library.path] + args
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Sandbox.Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Every folder and file under `root` (not through links) with its permission bits.
+    func modes(under root: URL) -> [String: mode_t] {
+        var found: [String: mode_t] = [:]
+        var status = stat()
+        if lstat(root.path, &status) == 0 { found["."] = status.st_mode & 0o777 }
+        let walk = FileManager.default.enumerator(atPath: root.path)
+        while let name = walk?.nextObject() as? String {
+            if lstat(root.appendingPathComponent(name).path, &status) == 0 { found[name] = status.st_mode & 0o777 }
+        }
+        return found
+    }
+
+    @Test func aNewLibraryIsPrivateWhateverTheUmaskAndExportsFollowIt() throws {
+        let box = Sandbox()
+        let photos = box.copy(fixturePhotos.appendingPathComponent("Rome"), to: "Rome")
+        // The library inside a parent that does not exist yet: made 0700 too (XDG's rule).
+        let parent = box.url.appendingPathComponent("data")
+        let library = parent.appendingPathComponent("memories")
+        #expect(try run(library, umask: "000", ["import", photos.path, "--title", "Rome"]).status == 0)
+        let deleted = try run(library, umask: "000", ["delete", "Rome", "--yes"])
+        #expect(deleted.status == 0, "fills the trash: \(deleted.stderr)")
+        #expect(try run(library, umask: "000", ["import", photos.path, "--title", "Rome"]).status == 0)
+        let all = modes(under: parent)
+        #expect(all.count > 10)
+        for (path, mode) in all {
+            var status = stat()
+            _ = lstat(parent.appendingPathComponent(path).path, &status)
+            let folder = (status.st_mode & S_IFMT) == S_IFDIR
+            #expect(mode == (folder ? 0o700 : 0o600), "\(path) is \(String(mode, radix: 8))")
+        }
+        #expect(all.keys.contains { $0.hasPrefix("memories/.library_SUPPORT/trash/") }, "the trash was made")
+
+        let out = box.url.appendingPathComponent("export")
+        let exported = try run(library, umask: "022", ["export", "Rome", out.path, "--html"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        for (path, mode) in modes(under: out) {
+            var status = stat()
+            _ = lstat(out.appendingPathComponent(path).path, &status)
+            #expect(mode == ((status.st_mode & S_IFMT) == S_IFDIR ? 0o755 : 0o644), "export \(path) is \(String(mode, radix: 8))")
+        }
+    }
+
+    /// A library made before (or loosened by hand) is tightened by the next command that writes it,
+    /// which says so once; a reading command changes nothing.
+    @Test func anOpenLibraryIsTightenedWhenNextWrittenAndSaysSoOnce() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome").status == 0)
+        let loosen = Process()
+        loosen.executableURL = URL(fileURLWithPath: "/bin/chmod")
+        loosen.arguments = ["-R", "go+rX", box.library.path]
+        try loosen.run()
+        loosen.waitUntilExit()
+        #expect(modes(under: box.library)["library.store"] == 0o644 && modes(under: box.library)["."] == 0o755)
+
+        let listed = try box.run("list")
+        #expect(listed.status == 0 && !listed.stderr.contains("private"))
+        #expect(modes(under: box.library)["."] == 0o755, "a reading command changes nothing")
+
+        let edited = try box.run("edit", "Rome", "--notes", "n")
+        #expect(edited.status == 0, "\(edited.stderr)")
+        #expect(edited.stderr.contains("the library at \(box.library.path) could be read by other users (\(box.library.path): mode 755); it is private now: only you can read it (folders 0700, files 0600)"), "\(edited.stderr)")
+        for (path, mode) in modes(under: box.library) {
+            #expect(mode & 0o077 == 0, "\(path) is \(String(mode, radix: 8))")
+        }
+        let again = try box.run("edit", "Rome", "--notes", "m")
+        #expect(again.status == 0 && again.stderr.isEmpty, "said once: \(again.stderr)")
+    }
+}
