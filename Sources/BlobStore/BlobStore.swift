@@ -73,6 +73,13 @@ public final class BlobStore: @unchecked Sendable {
         for path in [root.path, blobsPath, tmpPath, trashPath] { try Privacy.makeFolder(path) }
     }
 
+    /// Takes back the folders `init` made, when they hold nothing (rmdir only: a folder with
+    /// anything in it stays). For an open that found the store's place gone and must not make a
+    /// new one there.
+    public func removeIfEmpty() {
+        for path in [tmpPath, blobsPath, trashPath, root.path] { rmdir(path) }
+    }
+
     /// The file of a blob (which may not exist).
     public func url(for digest: BlobDigest) -> URL { URL(fileURLWithPath: path(for: digest)) }
 

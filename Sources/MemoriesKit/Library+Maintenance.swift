@@ -96,6 +96,10 @@ extension Library {
         let threads = jobs ?? (container.blobBackend is S3BlobStore ? 8 : ProcessInfo.processInfo.activeProcessorCount)
         let blobs = try container.verifyExternalStorage(jobs: threads, quick: quick, progress: progress)
         var problems: [String] = []
+        if let place = photoStoreMissing {
+            problems.append("the photo store \(place) is gone (moved, deleted, or not mounted), so every photo is missing: restore it from a "
+                            + "backup (or mount it), or run `memories repair FOLDER…` with the folders the photos came from")
+        }
         // No record at all beside stored files: a store that lost its rows (a killed first import
         // still leaves its memory's row).
         let rows = try context.fetchCount(FetchDescriptor<MemoryImage>()) + context.fetchCount(FetchDescriptor<Memory>())

@@ -19,6 +19,8 @@ public final class Library {
     /// Set when this writing open made a library that others could read private (see
     /// `Library+Privacy.swift`), or could not: a sentence for the user.
     public private(set) var privacyNote: String?
+    /// Where the photos were kept, when that place is gone (opened with `photoStoreMayBeMissing`).
+    public private(set) var photoStoreMissing: String?
 
     /// `library.store` in `directory`.
     public var storeURL: URL { directory.appendingPathComponent("library.store") }
@@ -42,7 +44,12 @@ public final class Library {
     /// Either way the store must be the one its photo folder belongs to: an emptied, deleted or
     /// replaced `library.store` beside stored photos is refused with what to do, before anything
     /// could conclude that the photos are unused.
-    public init(directory: URL, readOnly: Bool = false, create: Bool = true) throws {
+    ///
+    /// A library whose photo store is gone while its store records photos
+    /// (`LibraryError.photoStoreMissing`) is refused, and nothing is made in its place, unless
+    /// `photoStoreMayBeMissing` (verify, which says so, and repair, which restores it):
+    /// `photoStoreMissing` then says where it was.
+    public init(directory: URL, readOnly: Bool = false, create: Bool = true, photoStoreMayBeMissing: Bool = false) throws {
         self.directory = directory
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory)
@@ -66,10 +73,12 @@ public final class Library {
             if !FileManager.default.fileExists(atPath: store.path) { try Self.makePrivateStore(store, exclusive: false) }
         }
         if !readOnly { privacyNote = Self.makePrivate(directory) }
+        let support = directory.appendingPathComponent(".library_SUPPORT")
+        let supportExisted = FileManager.default.fileExists(atPath: support.path)
         let schema = Schema(versionedSchema: MemoriesSchemaV3.self)
         var configuration = ModelConfiguration(schema: schema, url: store, allowsSave: !readOnly)
         if let settings = try BlobSettings.load(from: directory) {
-            configuration.blobBackend = try settings.backend(lockDirectory: directory.appendingPathComponent(".library_SUPPORT"))
+            configuration.blobBackend = try settings.backend(lockDirectory: support)
         }
         do {
             container = try ModelContainer(for: schema, migrationPlan: MemoriesMigrationPlan.self, configurations: [configuration])
@@ -78,8 +87,18 @@ public final class Library {
             guard Self.holdsPhotos(directory) else { throw ModelError.storeNotMigrated(missing: missing) }
             throw LibraryError.noLibrary(directory.path, photosLeft: true)
         }
-        if let problem = container.identityProblem { throw problem }
         context = ModelContext(container)
+        if case .blobStoreMissing(_, let place)? = container.identityProblem {
+            let photos = (try? context.fetchCount(FetchDescriptor<MemoryImage>())) ?? 0
+            guard photoStoreMayBeMissing else {
+                // A writing open made the folder's skeleton again: taken back (empty folders only).
+                if !supportExisted { (container.blobBackend as? BlobStore)?.removeIfEmpty() }
+                throw LibraryError.photoStoreMissing(directory.path, place: place, photos: photos)
+            }
+            photoStoreMissing = place
+        } else if let problem = container.identityProblem {
+            throw problem
+        }
         let printing = context.loadErrorHandler
         context.loadErrorHandler = { [weak self] error in
             printing(error)

@@ -30,6 +30,9 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case blobsAlreadyThere(String)
     /// The place photos would move to belongs to another library: where, and its owner.
     case bucketOfAnotherLibrary(String, String)
+    /// The library's photo store (its folder, or its bucket prefix with the owner record) is gone
+    /// while its store records photos: the library, the place, and how many photos it records.
+    case photoStoreMissing(String, place: String, photos: Int)
 
     /// What went wrong, in words, with what to do.
     public var errorDescription: String? {
@@ -75,6 +78,11 @@ public enum LibraryError: Error, Equatable, LocalizedError {
                 + "make it reachable again, or remove the link to start a new library there; nothing was changed"
         case .storeNotAFile(let path, let kind):
             return "\(path) is a \(kind), not a library's store file: move it away (a library's store is a file); nothing was changed"
+        case .photoStoreMissing(let path, let place, let photos):
+            return "the photos of the library at \(path) are kept in \(place), which is gone (moved, deleted, or not mounted): "
+                + "its \(photos) photo\(photos == 1 ? "" : "s") would all be missing. Nothing was changed and nothing was made in its place. "
+                + "Restore \(place) from a backup (or mount it), or run `memories repair FOLDER…` with the folders the photos came from; "
+                + "`memories verify` lists what is missing"
         case .invalidDate(let text):
             return "'\(text)' is not a date; use YYYY-MM-DD or an ISO 8601 date-time"
         }

@@ -65,6 +65,17 @@ struct BlobReferences {
         return result
     }
 
+    /// Whether any row references a blob at all (a declared external-storage column that is not
+    /// NULL, or digest-shaped text in an undeclared one).
+    func any() throws -> Bool {
+        for source in sources {
+            let condition = source.declared != nil ? "\(source.column) IS NOT NULL"
+                : "typeof(\(source.column)) = 'text' AND length(\(source.column)) = 64"
+            if try !connection.rows("SELECT 1 FROM \(source.table) WHERE \(condition) LIMIT 1").isEmpty { return true }
+        }
+        return false
+    }
+
     /// Whether any row references `digest` (through the indexes: for a save's quick check; a
     /// blob wrongly judged unused goes to the trash, and garbage collection, which reads the
     /// tables themselves, takes it back).

@@ -87,14 +87,20 @@ public final class ModelContainer: @unchecked Sendable {
         } else {
             writeRefusal = nil
         }
-        if !inMemory { identityProblem = try Self.checkIdentity(record, external?.backend, wasEmpty: wasEmpty, writable: writeRefusal == nil) }
+        if !inMemory {
+            identityProblem = try Self.checkIdentity(record, external?.backend, wasEmpty: wasEmpty, writable: writeRefusal == nil) {
+                try BlobReferences(schema: schema, connection: anchor).any()
+            }
+        }
     }
 
     /// Compares the store's identity with its blob folder's owner, recording both when neither
     /// has one yet (and when the folder has none: a store made before identities). The owner is
     /// read first: the store's identity is committed before the owner is written, so a process
-    /// that sees the owner also sees the identity.
-    static func checkIdentity(_ record: StoreRecord, _ blobs: (any BlobBackend)?, wasEmpty: Bool, writable: Bool) throws -> ModelError? {
+    /// that sees the owner also sees the identity. A folder with no owner and no blob, under a
+    /// store whose rows reference blobs (`referencesBlobs`), is gone, not new: it is not claimed.
+    static func checkIdentity(_ record: StoreRecord, _ blobs: (any BlobBackend)?, wasEmpty: Bool, writable: Bool,
+                              referencesBlobs: () throws -> Bool) throws -> ModelError? {
         guard let blobs else {
             if writable { _ = try record.ensureIdentifier() }
             return nil
@@ -111,12 +117,15 @@ public final class ModelContainer: @unchecked Sendable {
                 ? "the store was empty or missing when it was opened, but the folder belongs to a store that had rows"
                 : "the store has no identity, but the folder belongs to another store")
         case (let identity?, nil):
+            if try !blobs.hasBlobs(), try referencesBlobs() { return .blobStoreMissing(store: store, blobFolder: folder) }
             if writable { return try claim(blobs, for: identity, store: store) }
             return nil
         case (nil, nil):
-            if wasEmpty, try blobs.hasBlobs() {
+            let holdsBlobs = try blobs.hasBlobs()
+            if wasEmpty, holdsBlobs {
                 return .storeIdentityMismatch(store: store, blobFolder: folder, reason: "the store was empty or missing when it was opened, but the folder holds files")
             }
+            if !holdsBlobs, try referencesBlobs() { return .blobStoreMissing(store: store, blobFolder: folder) }
             if writable { return try claim(blobs, for: try record.ensureIdentifier(), store: store) }
             return nil
         }
@@ -189,7 +198,10 @@ public final class ModelContainer: @unchecked Sendable {
     /// The identity check again, on the files as they are now (the store may have been replaced
     /// since the container opened it).
     func checkIdentityNow(_ connection: Connection) throws {
-        if let identityProblem { throw identityProblem }
+        switch identityProblem {
+        case nil, .blobStoreMissing?: break  // a gone folder is not a foreign one: the rows still say what belongs there
+        case let problem?: throw problem
+        }
         guard let blobs = blobBackend else { return }
         let owner = try blobs.owner()
         let identity = try StoreRecord(connection: connection).identifier()

@@ -29,6 +29,10 @@ public enum ModelError: Error, Equatable, LocalizedError {
     /// The store is not the one its external-storage folder belongs to (emptied, replaced or
     /// foreign): nothing may be decided from its rows about what the folder's files are for.
     case storeIdentityMismatch(store: String, blobFolder: String, reason: String)
+    /// The store's rows reference external-storage values, but the place that held them has none
+    /// of them and no owner record: the folder (or bucket prefix) was moved, deleted, or is not
+    /// mounted. Nothing is made in its place.
+    case blobStoreMissing(store: String, blobFolder: String)
     /// SQLite's integrity check failed: nothing that depends on the store's contents being
     /// complete (garbage collection) may run.
     case storeDamaged(path: String, details: String)
@@ -63,6 +67,9 @@ public enum ModelError: Error, Equatable, LocalizedError {
         case .storeIdentityMismatch(let store, let folder, let reason):
             return "the store \(store) does not belong with the files in \(folder): \(reason). Nothing was removed. "
                 + "Restore the store file from a backup (see the .backup-* files beside it), or move the folder away to start afresh"
+        case .blobStoreMissing(let store, let folder):
+            return "the store \(store) refers to values stored in \(folder), which holds none of them: it was moved, deleted, or is not mounted. "
+                + "Nothing was made in its place; restore it (or mount it) and run again"
         case .storeDamaged(let path, let details):
             return "the store \(path) is damaged (integrity check: \(details)); nothing was removed. "
                 + "Restore it from a backup, or recover it with `sqlite3 \(path) .recover`, then run again"

@@ -87,7 +87,8 @@ func run(_ args: [String]) -> Int32 {
         var opened: Library?
         let code = try command.run(arguments) {
             // Only `import` makes a library: every other command on a folder without one says so.
-            let library = try Library(directory: directory, readOnly: readOnlyCommands.contains(command.name), create: command.name == "import")
+            let library = try Library(directory: directory, readOnly: readOnlyCommands.contains(command.name), create: command.name == "import",
+                                      photoStoreMayBeMissing: ["verify", "repair"].contains(command.name))
             if let note = library.privacyNote { Output.error(note) }
             opened = library
             return library

@@ -1,0 +1,74 @@
+import BlobStore
+import Foundation
+import Testing
+
+/// A library whose photo store is gone (its folder moved away, or its bucket prefix emptied with
+/// the owner record) while its store records photos: every command but verify and repair refuses,
+/// naming what is gone, and nothing makes a new, empty store in its place.
+@Suite struct VanishedPhotoStoreTests {
+    static let refusingCommands: [[String]] = [
+        ["list"], ["show", "Rome"], ["export", "Rome", "OUT"], ["edit", "Rome", "--notes", "n"], ["remove", "Rome", "IMG_0001.jpg"],
+        ["gc"], ["delete", "Rome", "--yes"], ["import", "PARIS", "--title", "Paris"],
+    ]
+
+    func refusals(_ box: Sandbox, place: String) throws {
+        let paris = fixturePhotos.appendingPathComponent("Paris").path
+        for command in Self.refusingCommands {
+            let args = command.map { $0 == "OUT" ? box.url.appendingPathComponent("out-\(UUID().uuidString)").path : $0 == "PARIS" ? paris : $0 }
+            let result = try box.run(args)
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("the photos of the library at \(box.library.path) are kept in \(place), which is gone (moved, deleted, or not mounted): "
+                                           + "its 4 photos would all be missing. Nothing was changed and nothing was made in its place."), "\(command): \(result.stderr)")
+        }
+        let verify = try box.run("verify")
+        #expect(verify.status == 1)
+        #expect(verify.stdout.contains("problem: the photo store \(place) is gone"), "\(verify.stdout)")
+        #expect(verify.stdout.contains("8 missing"), "4 photos and 4 thumbnails: \(verify.stdout)")
+    }
+
+    @Test func aMovedPhotoFolderIsRefusedByEveryCommandAndRepairBringsItBack() throws {
+        let box = Sandbox()
+        let rome = fixturePhotos.appendingPathComponent("Rome")
+        #expect(try box.run("import", rome.path, "--title", "Rome").status == 0)
+        let support = box.library.appendingPathComponent(".library_SUPPORT")
+        try FileManager.default.moveItem(at: support, to: box.url.appendingPathComponent("moved"))
+        try refusals(box, place: support.path)
+        #expect(!FileManager.default.fileExists(atPath: support.path), "no new, empty photo folder was made")
+        let store = try box.run("show", "Rome", "--json")
+        #expect(store.status == 1)
+
+        // repair, from the folder the photos came from, makes it again, and the library is whole.
+        let repaired = try box.run("repair", rome.path)
+        #expect(repaired.status == 0, "\(repaired.stderr)")
+        #expect(repaired.stdout.contains("8 restored, 0 not restored"), "\(repaired.stdout)")
+        #expect(try box.run("verify").status == 0)
+        #expect(try box.run("list").stdout.contains("4 photos"))
+        #expect(try box.run("edit", "Rome", "--notes", "back").status == 0)
+        #expect(FileManager.default.fileExists(atPath: support.appendingPathComponent("owner").path), "the next write claims the folder")
+    }
+
+    /// A library that never stored a photo has nothing to lose: its folder is made again.
+    @Test func aLibraryWithoutPhotosMakesItsFolderAgain() throws {
+        let box = Sandbox()
+        #expect(try box.run("init").status == 0)
+        try FileManager.default.removeItem(at: box.library.appendingPathComponent(".library_SUPPORT"))
+        let imported = try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try box.run("verify").status == 0)
+    }
+
+    @Test(.enabled(if: s3LibraryEndpoint != nil, "needs S3_TEST_ENDPOINT (scripts/s3-test-cluster.sh start)"))
+    func anEmptiedBucketPrefixIsRefusedAndNothingIsWrittenThere() throws {
+        let box = Sandbox()
+        let name = "gone-" + UUID().uuidString.lowercased().prefix(16)
+        let s3 = S3Client(location: try S3Location("s3://\(name)/journal", endpoint: s3LibraryEndpoint!), credentials: try S3Credentials.resolve())
+        try s3.createBucket()
+        #expect(try box.run("init", "--blobs", "s3://\(name)/journal", "--endpoint", s3LibraryEndpoint!).status == 0)
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome").status == 0)
+        // Everything under the prefix, the owner record too.
+        for object in try s3.list(prefix: "") { try s3.delete(object.key) }
+        #expect(try s3.list(prefix: "").isEmpty)
+        try refusals(box, place: "s3://\(name)/journal")
+        #expect(try s3.list(prefix: "").isEmpty, "no owner record, no object: nothing was made in its place")
+    }
+}
