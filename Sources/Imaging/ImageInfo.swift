@@ -43,7 +43,7 @@ public struct ExifInfo: Equatable, Sendable, Codable {
     public var make: String?
     /// EXIF Model.
     public var model: String?
-    /// The XMP capture date when EXIF has none: exif:DateTimeOriginal, else xmp:CreateDate, else
+    /// The XMP capture date when EXIF has none that can be used: exif:DateTimeOriginal, else xmp:CreateDate, else
     /// photoshop:DateCreated, as written ("2024-06-13T23:30:00+02:00").
     public var xmpDate: String?
 
@@ -55,18 +55,47 @@ public struct ExifInfo: Equatable, Sendable, Codable {
 
     /// The capture time and the offset from UTC it was taken at (seconds east; nil when the file
     /// does not say): EXIF DateTimeOriginal (+ SubSecTimeOriginal) at OffsetTimeOriginal, else the
-    /// XMP date. A time without an offset is read as UTC (most older cameras write none).
+    /// XMP date, each only when it falls in the years 1–9999 (`unusableDates` names the others). A
+    /// time without an offset is read as UTC (most older cameras write none).
     public var capture: (date: Date, offset: Int?)? {
+        readings.first { Self.isInRange($0.date, offset: $0.offset) }.map { ($0.date, $0.offset) }
+    }
+
+    /// The capture times the file gives that cannot be used: past the year 9999 (or before the
+    /// year 1) once their offset is applied, as the command line refuses them. Each as "EXIF
+    /// 9999:12:31 23:59:59 -12:00" or "XMP 99999-01-01".
+    public var unusableDates: [String] {
+        readings.filter { !Self.isInRange($0.date, offset: $0.offset) }.map { "\($0.source) \($0.text)" }
+    }
+
+    /// The capture time `capture` comes from, as `unusableDates` writes them ("XMP 2024-06-13T23:30:00+02:00").
+    public var captureSource: String? {
+        readings.first { Self.isInRange($0.date, offset: $0.offset) }.map { "\($0.source) \($0.text)" }
+    }
+
+    /// Each capture time the file gives, in the order they are used.
+    var readings: [(source: String, text: String, date: Date, offset: Int?)] {
+        var found: [(String, String, Date, Int?)] = []
         if let text = dateTimeOriginal, let local = Self.components(exif: text) {
             let offset = offsetTimeOriginal.flatMap(Self.offset)
             var seconds = local
             if let fraction = subSecTimeOriginal.flatMap({ Double("0." + $0.filter(\.isNumber)) }) { seconds += fraction }
-            return (Date(timeIntervalSince1970: seconds - Double(offset ?? 0)), offset)
+            found.append(("EXIF", text + (offsetTimeOriginal.map { " " + $0 } ?? ""), Date(timeIntervalSince1970: seconds - Double(offset ?? 0)), offset))
         }
         if let text = xmpDate, let (local, offset) = Self.components(iso: text) {
-            return (Date(timeIntervalSince1970: local - Double(offset ?? 0)), offset)
+            found.append(("XMP", text, Date(timeIntervalSince1970: local - Double(offset ?? 0)), offset))
         }
-        return nil
+        return found
+    }
+
+    /// 10000-01-01T00:00:00Z, the first instant past the year 9999.
+    static let endOfYear9999 = Date(timeIntervalSince1970: 253_402_300_800)
+
+    /// In the years 1–9999 in UTC; a reading without an offset (a camera clock's) in every zone
+    /// it may have been taken in (±14 hours), so that it stays in range wherever it is shown.
+    static func isInRange(_ date: Date, offset: Int?) -> Bool {
+        let margin: TimeInterval = offset == nil ? 14 * 3600 : 0
+        return date.addingTimeInterval(margin) < endOfYear9999 && date.addingTimeInterval(-margin) >= Date(timeIntervalSince1970: -62_135_596_800)
     }
 
     /// The capture time alone (see `capture`).

@@ -184,10 +184,10 @@ public enum Imaging {
     }
 
     /// EXIF from a JPEG's APP1, a PNG's eXIf chunk, a HEIF Exif item or a WebP EXIF chunk, and the
-    /// XMP capture date when EXIF has none.
+    /// XMP capture date when EXIF has none that can be used.
     static func exif(of data: Data, format: ImageFormat) -> ExifInfo {
         var exif = exifFields(of: data, format: format)
-        if exif.dateTimeOriginal == nil { exif.xmpDate = xmpDate(of: data, format: format) }
+        if exif.capture == nil { exif.xmpDate = xmpDate(of: data, format: format) }
         return exif
     }
 

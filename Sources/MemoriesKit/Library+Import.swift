@@ -82,6 +82,9 @@ public struct ImportReport: Codable, Equatable {
     public var rejected: [Rejection] = []
     /// Photos whose stored copy was damaged or missing and was rewritten from the file imported.
     public var repaired: [String] = []
+    /// Photos imported whose file gives a capture time outside the years 1–9999 (after its
+    /// offset), which was not used: the path, and what was not used and what the photo went by.
+    public var unusableDates: [Rejection] = []
 }
 
 extension Library {
@@ -176,6 +179,7 @@ extension Library {
                     }
                     report.imported += 1
                     importedHere.insert(photo.sha256)
+                    if let note = Self.unusableDateNote(photo.info.exif) { report.unusableDates.append(.init(path: photo.path, reason: note)) }
                     guard let memory, !options.dryRun else { continue }
                     let image = MemoryImage(filename: photo.filename, sha256: photo.sha256, format: photo.info.format.rawValue,
                                             width: photo.info.width, height: photo.info.height, byteCount: photo.data.count)
@@ -288,6 +292,15 @@ extension Library {
         local.timeZone = zone
         let parts = utc.dateComponents([.era, .year, .month, .day, .hour, .minute, .second, .nanosecond], from: reading)
         return local.date(from: parts) ?? reading
+    }
+
+    /// What a file's capture times outside the years 1–9999 come to: not used, and what the photo
+    /// is dated by instead (nil when there are none).
+    static func unusableDateNote(_ exif: ExifInfo) -> String? {
+        let unusable = exif.unusableDates
+        guard !unusable.isEmpty else { return nil }
+        let used = exif.captureSource.map { "dated by its \($0) instead" } ?? "it has no other capture time"
+        return "its capture time \(unusable.joined(separator: " and ")) is outside the years 1-9999 and was not used; \(used)"
     }
 
     func storedDigests(of memory: Memory) throws -> Set<String> {

@@ -156,6 +156,28 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         #expect(withOffset.offset == 7200 && withOffset.date == ISO8601DateFormatter().date(from: "2024-06-01T08:00:00Z")!)
     }
 
+    /// A capture time outside the years 1–9999 once its offset is applied is not used, the next
+    /// source is (EXIF, then XMP), and `unusableDates` names it. A clock reading without an offset
+    /// must stay in range in every zone (±14 hours).
+    @Test func captureTimesOutsideTheYears1To9999AreSkippedForTheNextSource() {
+        var exif = ExifInfo()
+        exif.dateTimeOriginal = "9999:12:31 23:59:59"
+        exif.offsetTimeOriginal = "-12:00"
+        exif.xmpDate = "2024-06-13T23:30:00+02:00"
+        #expect(exif.capture?.date == ISO8601DateFormatter().date(from: "2024-06-13T21:30:00Z")! && exif.capture?.offset == 7200)
+        #expect(exif.unusableDates == ["EXIF 9999:12:31 23:59:59 -12:00"])
+        #expect(exif.captureSource == "XMP 2024-06-13T23:30:00+02:00")
+        exif.xmpDate = "99999-01-01"
+        #expect(exif.capture == nil && exif.captureSource == nil)
+        #expect(exif.unusableDates == ["EXIF 9999:12:31 23:59:59 -12:00", "XMP 99999-01-01"])
+        exif.offsetTimeOriginal = "+14:00"
+        #expect(exif.capture?.date == ISO8601DateFormatter().date(from: "9999-12-31T09:59:59Z")!, "in range once its offset is applied")
+        exif.offsetTimeOriginal = nil
+        #expect(exif.capture == nil, "a clock reading of 9999-12-31 23:59:59 is the year 10000 east of Greenwich")
+        exif.dateTimeOriginal = "9999:12:31 09:59:59"
+        #expect(exif.capture != nil && exif.unusableDates == ["XMP 99999-01-01"])
+    }
+
     @Test func xmpDatesParseInEveryWrittenForm() {
         var exif = ExifInfo()
         for (text, expected, offset) in [("2024-06-13T23:30:00+02:00", "2024-06-13T21:30:00Z", 7200 as Int?),

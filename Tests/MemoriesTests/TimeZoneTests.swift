@@ -108,4 +108,34 @@ import Testing
         #expect(byName["date-xmp-only.heic"] == "2024-06-13T23:30:00+02:00", "the HEIC's XMP item")
         #expect(byName["date-photoshop.jpg"] == "2023-03-04T05:06:07-05:00", "photoshop:DateCreated")
     }
+
+    /// A file's capture time past the year 9999 once its offset is applied (EXIF 9999-12-31
+    /// 23:59:59 at -12:00 is 10000-01-01 in UTC), as the command line refuses it, is not used and
+    /// is named in the report: the memory sorted first for ever and `list` printed a five-digit year.
+    @Test func captureTimesPastTheYear9999AreNotUsedAndAreNamed() throws {
+        let box = Sandbox()
+        func patched(_ fixture: String, _ replacements: [(String, String)], as name: String) throws {
+            var bytes = try Data(contentsOf: fixtureImages.appendingPathComponent("good/\(fixture)"))
+            for (old, new) in replacements {
+                let range = try #require(bytes.range(of: Data(old.utf8)))
+                bytes.replaceSubrange(range, with: Data(new.utf8))
+            }
+            try FileManager.default.createDirectory(at: box.url.appendingPathComponent("Far"), withIntermediateDirectories: true)
+            try bytes.write(to: box.url.appendingPathComponent("Far/\(name)"))
+        }
+        try patched("date-zurich-night.jpg", [("2024:06:13 00:30:00", "9999:12:31 23:59:59"), ("+02:00", "-12:00")], as: "exif.jpg")
+        try patched("date-xmp-only.jpg", [("2024-06-13T23:30:00+02:00", "9999-12-31T23:30:00-12:00")], as: "xmp.jpg")
+        let folder = box.url.appendingPathComponent("Far")
+        let imported = try box.run("import", folder.path, "--title", "Far")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stderr.contains("\(folder.path)/exif.jpg: its capture time EXIF 9999:12:31 23:59:59 -12:00 is outside the years 1-9999 and was not used; it has no other capture time"), "\(imported.stderr)")
+        #expect(imported.stderr.contains("\(folder.path)/xmp.jpg: its capture time XMP 9999-12-31T23:30:00-12:00 is outside the years 1-9999 and was not used; it has no other capture time"), "\(imported.stderr)")
+        let json = try box.run("import", folder.path, "--title", "Far", "--json", "--dry-run")
+        #expect(json.stdout.contains("\"unusableDates\""), "\(json.stdout)")
+        let show = try box.run("show", "Far", "--json").json(ShowJSON.self)
+        #expect(show.images.allSatisfy { $0.takenAt == nil }, "\(show.images.map(\.takenAt))")
+        #expect(show.date.hasPrefix("2") && show.date.count == 20, "dated by the import, not the year 10000: \(show.date)")
+        let list = try box.run("list")
+        #expect(!list.stdout.contains("10000") && !list.stdout.contains("9999"), "\(list.stdout)")
+    }
 }
