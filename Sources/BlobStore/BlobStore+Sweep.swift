@@ -29,6 +29,10 @@ extension BlobStore {
         public var trash = TrashSummary()
         /// Clean-up steps that could not be done (the rest of the sweep was), each said in words.
         public var warnings: [String] = []
+        /// Parts of the store that could not be read, and removals or restores that failed, each
+        /// said in words: nothing that depends on them was decided, the figures count only what
+        /// was done, and the sweep is not a success.
+        public var failures: [String] = []
 
         /// An empty report.
         public init(dryRun: Bool = false) { self.dryRun = dryRun }
@@ -68,85 +72,165 @@ extension BlobStore {
         let cutoff = now - gracePeriod
         var report = SweepReport(dryRun: dryRun)
         try Privacy.makeFolder(trashPath)
-        // 1. Referenced again (a restored database, a re-import): back from the trash.
+        // 1. Referenced again (a restored database, a re-import): back from the trash. Only files
+        //    are trashed blobs: anything else there is left as it is, and said.
         var trashed: [(digest: BlobDigest, info: stat)] = []
-        try forEachEntry(in: trashPath) { path, _ in
-            let name = path[path.index(after: path.lastIndex(of: "/")!)...]
-            var info = stat()
-            guard let digest = BlobDigest(exactHex: String(name)), lstat(path, &info) == 0 else { return }
-            if keep.contains(digest) {
-                report.restoredBlobs += 1
-                if !dryRun { try restoreFromTrash(digest) }
-            } else {
-                trashed.append((digest, info))
+        var trashAfter = TrashSummary()
+        do {
+            try forEachEntry(in: trashPath) { path, _ in
+                let name = path[path.index(after: path.lastIndex(of: "/")!)...]
+                var info = stat()
+                guard let digest = BlobDigest(exactHex: String(name)), lstat(path, &info) == 0 else { return }
+                guard (info.st_mode & S_IFMT) == S_IFREG else {
+                    report.warnings.append("\(path) is not a file (a folder or a link), so it is not a trashed photo: left as it is")
+                    return
+                }
+                trashAfter.count += 1
+                trashAfter.bytes += Int64(info.st_size)
+                guard keep.contains(digest) else {
+                    trashed.append((digest, info))
+                    return
+                }
+                do {
+                    if !dryRun { try restoreFromTrash(digest) }
+                    report.restoredBlobs += 1
+                    trashAfter.count -= 1
+                    trashAfter.bytes -= Int64(info.st_size)
+                } catch let error as BlobStoreError {
+                    report.failures.append("\(digest.hex) is in use again but could not be put back from the trash (\(error.localizedDescription))")
+                }
             }
+        } catch let error as BlobStoreError {
+            report.failures.append(Self.unreadable(error, what: "the trash"))
         }
-        try forEachEntry(in: tmpPath) { path, _ in
-            var info = stat()
-            guard lstat(path, &info) == 0, mtime(info) < cutoff else { return }
-            report.tempFilesRemoved += 1
-            if !dryRun { unlink(path) }
+        do {
+            try forEachEntry(in: tmpPath) { path, _ in
+                var info = stat()
+                guard lstat(path, &info) == 0, mtime(info) < cutoff else { return }
+                if !dryRun && unlink(path) != 0 {
+                    report.failures.append("the partial write \(path) could not be removed (\(String(cString: strerror(errno))))")
+                    return
+                }
+                report.tempFilesRemoved += 1
+            }
+        } catch let error as BlobStoreError {
+            report.failures.append(Self.unreadable(error, what: "the folder of writes in progress"))
         }
-        // 2. Orphans to the trash.
+        // 2. Orphans to the trash: only from folders that could be read (a folder that cannot is
+        //    a failure, and nothing in it is decided).
+        var candidates: [(digest: BlobDigest, size: Int64)] = []
+        do {
+            try forEachBlobEntry(unreadable: { folder, code in
+                report.failures.append(Self.unreadable(.io(path: folder, operation: "opendir", errno: code), what: "a folder of photos"))
+            }) { digest, directory, name in
+                // Referenced blobs are never even stat'ed: the common case costs one set lookup.
+                guard let digest, !keep.contains(digest) else { return }  // stray files are reported by verify, never removed
+                var info = stat()
+                guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+                guard mtime(info) < cutoff else {
+                    report.keptYoung += 1
+                    return
+                }
+                candidates.append((digest, Int64(info.st_size)))
+            }
+        } catch let error as BlobStoreError {
+            report.failures.append(Self.unreadable(error, what: "the folder of photos"))
+        }
         var moved: [BlobDigest] = []
-        try forEachBlobEntry { digest, directory, name in
-            // Referenced blobs are never even stat'ed: the common case costs one set lookup.
-            guard let digest, !keep.contains(digest) else { return }  // stray files are reported by verify, never removed
-            var info = stat()
-            guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
-            guard mtime(info) < cutoff else {
-                report.keptYoung += 1
-                return
+        for candidate in candidates {
+            do {
+                if !dryRun { try moveToTrash(candidate.digest) }
+            } catch let error as BlobStoreError {
+                report.failures.append("\(candidate.digest.hex) is not used but could not be moved to the trash (\(error.localizedDescription))")
+                continue
             }
+            moved.append(candidate.digest)
             report.orphanBlobs += 1
-            report.orphanBytes += Int64(info.st_size)
-            moved.append(digest)
+            report.orphanBytes += candidate.size
+            trashAfter.count += 1
+            trashAfter.bytes += candidate.size
         }
-        if !dryRun { for digest in moved { try moveToTrash(digest) } }
         report.orphans = moved.sorted()
-        // 3. Past the trash's grace period: gone for good.
+        // 3. Past the trash's grace period: gone for good. Counted only once gone.
         let trashCutoff = now - trashGracePeriod
         for (digest, info) in trashed {
             guard pruneNow || mtime(info) < trashCutoff else { continue }
+            if !dryRun && unlink(trashPath(for: digest)) != 0 && errno != ENOENT {
+                report.failures.append("\(trashPath(for: digest)) could not be deleted from the trash (\(String(cString: strerror(errno))))")
+                continue
+            }
             report.prunedBlobs += 1
             report.bytesFreed += Int64(info.st_size)
-            if !dryRun { unlink(trashPath(for: digest)) }
+            trashAfter.count -= 1
+            trashAfter.bytes -= Int64(info.st_size)
         }
-        report.trash = try trashSummary()
+        // A dry run's trash is what the real run would leave, worked out from what it would do;
+        // a real run counts what is there now.
+        report.trash = dryRun ? trashAfter : ((try? trashSummary()) ?? trashAfter)
         return report
     }
 
+    /// A folder the sweep or verification could not read, in words: what it is, why, and that
+    /// nothing in it was decided.
+    static func unreadable(_ error: BlobStoreError, what: String, so: String = "nothing in it was looked at, moved or removed") -> String {
+        guard case .io(let path, _, let code) = error else { return "\(what) could not be read (\(error.localizedDescription)); \(so)" }
+        return "\(what) \(path) cannot be read (\(String(cString: strerror(code)))): \(so); "
+            + "make it readable by you again (chmod u+rwx \(path)) and run the same command again"
+    }
+
     /// Every entry of the blob tree: its digest when its name and folder make a valid blob name,
-    /// nil for a stray entry.
-    func forEachBlob(_ body: (BlobDigest?, String) throws -> Void) throws {
+    /// nil for a stray entry. A fan-out folder that cannot be read is given to `unreadable` and
+    /// the walk goes on; the top folder that cannot be read throws.
+    func forEachBlob(unreadable: (BlobStoreError) -> Void = { _ in }, _ body: (BlobDigest?, String) throws -> Void) throws {
         try forEachEntry(in: blobsPath) { folder, type in
             let name = folder[folder.index(after: folder.lastIndex(of: "/")!)...]
             guard type == DT_DIR || type == DT_UNKNOWN && isDirectory(folder) else {
                 try body(nil, folder)
                 return
             }
-            try forEachEntry(in: folder) { path, _ in
-                let file = path[path.index(after: path.lastIndex(of: "/")!)...]
-                let digest = file.hasPrefix(name) ? BlobDigest(exactHex: file) : nil
-                try body(digest, path)
+            do {
+                try forEachEntry(in: folder) { path, _ in
+                    let file = path[path.index(after: path.lastIndex(of: "/")!)...]
+                    let digest = file.hasPrefix(name) ? BlobDigest(exactHex: file) : nil
+                    try body(digest, path)
+                }
+            } catch let error as BlobStoreError where error.isListing {
+                unreadable(error)
             }
         }
     }
 
     /// Every file of the blob tree, as (digest or nil for a stray name, its folder's fd, its name),
     /// reading names without building paths or calling stat: the sweep's inner loop.
-    func forEachBlobEntry(_ body: (BlobDigest?, Int32, UnsafePointer<CChar>) throws -> Void) throws {
+    /// A fan-out folder that cannot be opened or read to its end is given to `unreadable` (its
+    /// path and errno) and the walk goes on; the top folder that cannot be opened throws.
+    func forEachBlobEntry(unreadable: (String, Int32) -> Void = { _, _ in },
+                          _ body: (BlobDigest?, Int32, UnsafePointer<CChar>) throws -> Void) throws {
         guard let top = opendir(blobsPath) else { throw BlobStoreError.io(path: blobsPath, operation: "opendir", errno: errno) }
         defer { closedir(top) }
         while let entry = readdir(top) {
             let folderName = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             guard folderName.utf8.count == 2, BlobDigest(exactHex: folderName + String(repeating: "0", count: 62)) != nil else { continue }
             let fd = openat(dirfd(top), folderName, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard fd >= 0 else { continue }
-            guard let folder = fdopendir(fd) else { close(fd); continue }
+            guard fd >= 0 else {
+                // Not a folder (a stray file of two hex digits) is verify's to report; anything else could not be read.
+                if errno != ENOTDIR { unreadable("\(blobsPath)/\(folderName)", errno) }
+                continue
+            }
+            guard let folder = fdopendir(fd) else {
+                unreadable("\(blobsPath)/\(folderName)", errno)
+                close(fd)
+                continue
+            }
             defer { closedir(folder) }
             let prefix = Array(folderName.utf8)
-            while let file = readdir(folder) {
+            while true {
+                errno = 0
+                guard let file = readdir(folder) else {
+                    // NULL is the end, or (errno set) a folder that could not be read to its end.
+                    if errno != 0 { unreadable("\(blobsPath)/\(folderName)", errno) }
+                    break
+                }
                 try withUnsafeBytes(of: file.pointee.d_name) { raw in
                     let name = raw.bindMemory(to: CChar.self).baseAddress!
                     let length = strlen(name)
@@ -162,11 +246,17 @@ extension BlobStore {
         }
     }
 
-    /// Every entry directly in `directory`, with its `d_type` (no stat).
+    /// Every entry directly in `directory`, with its `d_type` (no stat). A folder that cannot be
+    /// opened, or read to its end, throws `.io` with the operation "opendir" or "readdir".
     func forEachEntry(in directory: String, _ body: (String, UInt8) throws -> Void) throws {
         guard let dir = opendir(directory) else { throw BlobStoreError.io(path: directory, operation: "opendir", errno: errno) }
         defer { closedir(dir) }
-        while let entry = readdir(dir) {
+        while true {
+            errno = 0
+            guard let entry = readdir(dir) else {
+                if errno != 0 { throw BlobStoreError.io(path: directory, operation: "readdir", errno: errno) }
+                break
+            }
             let type = entry.pointee.d_type
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             if name == "." || name == ".." { continue }

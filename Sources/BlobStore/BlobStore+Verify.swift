@@ -23,9 +23,12 @@ extension BlobStore {
         public var inTrash: [BlobDigest] = []
         /// What the trash holds.
         public var trash = BlobStore.TrashSummary()
+        /// Folders that could not be read, each said in words: what they hold was not checked
+        /// (and an expected blob in one is not counted missing).
+        public var unreadable: [String] = []
 
-        /// Nothing missing, nothing corrupt.
-        public var isHealthy: Bool { missing.isEmpty && corrupt.isEmpty }
+        /// Nothing missing, nothing corrupt, nothing left unread.
+        public var isHealthy: Bool { missing.isEmpty && corrupt.isEmpty && unreadable.isEmpty }
 
         /// An empty report.
         public init() {}
@@ -56,25 +59,39 @@ extension BlobStore {
         var present = Set<BlobDigest>()
         var listed: [BlobDigest] = []
         var wanted: Set<BlobDigest>?
+        var unreadFolders = Set<String>()
         do {
             let lock = isReadOnly ? nil : try FileLock(path: lockPath, mode: .shared)
             defer { lock?.unlock() }
             wanted = try expected?()
-            if access(tmpPath, F_OK) == 0 { try forEachEntry(in: tmpPath) { path, _ in report.temporary.append(path) } }
-            if access(blobsPath, F_OK) == 0 {
-                try forEachBlob { digest, path in
-                    guard let digest else {
-                        report.stray.append(path)
-                        return
-                    }
-                    present.insert(digest)
-                    listed.append(digest)
-                }
+            func unread(_ error: BlobStoreError, _ what: String) {
+                report.unreadable.append(Self.unreadable(error, what: what, so: "what it holds could not be checked"))
+                if case .io(let path, _, _) = error { unreadFolders.insert(path) }
             }
-            report.trash = try trashSummary()
+            do {
+                if access(tmpPath, F_OK) == 0 { try forEachEntry(in: tmpPath) { path, _ in report.temporary.append(path) } }
+            } catch let error as BlobStoreError where error.isListing { unread(error, "the folder of writes in progress") }
+            do {
+                if access(blobsPath, F_OK) == 0 {
+                    try forEachBlob(unreadable: { unread($0, "a folder of photos") }) { digest, path in
+                        guard let digest else {
+                            report.stray.append(path)
+                            return
+                        }
+                        present.insert(digest)
+                        listed.append(digest)
+                    }
+                }
+            } catch let error as BlobStoreError where error.isListing { unread(error, "the folder of photos") }
+            do {
+                report.trash = try trashSummary()
+            } catch let error as BlobStoreError where error.isListing { unread(error, "the trash") }
         }
         if let wanted {
-            report.missing = wanted.subtracting(present).sorted()
+            // What is in a folder that could not be read is unknown, not missing.
+            let unknown = unreadFolders.contains(blobsPath) ? wanted
+                : wanted.filter { unreadFolders.contains(directory(for: $0)) }
+            report.missing = wanted.subtracting(present).subtracting(unknown).sorted()
             report.unexpected = present.subtracting(wanted).sorted()
             report.inTrash = report.missing.filter(trashContains)
         }

@@ -31,6 +31,12 @@ public enum BlobStoreError: Error, Equatable, LocalizedError {
         }
     }
 
+    /// Whether the failure is a folder that could not be listed (opened or read).
+    public var isListing: Bool {
+        if case .io(_, let operation, _) = self { return operation == "opendir" || operation == "readdir" }
+        return false
+    }
+
     /// Whether the failure is a full disk or quota.
     public var isOutOfSpace: Bool {
         if case .io(_, _, let code) = self { return code == ENOSPC || code == EDQUOT }

@@ -27,6 +27,10 @@ public struct GCReport: Codable, Equatable {
     public var dryRun: Bool
     /// Clean-up steps that could not be done (the rest was), each said in words.
     public var warnings: [String] = []
+    /// Folders that could not be read, and moves or deletions that failed, each said in words:
+    /// nothing depending on them was decided, the figures count only what was done, and `gc`
+    /// exits 1.
+    public var failures: [String] = []
 }
 
 /// `verify`'s report, as printed with `--json`.
@@ -73,7 +77,8 @@ extension Library {
         let report = try container.collectGarbage(gracePeriod: 0, trashGracePeriod: trashGracePeriod, pruneNow: pruneNow, dryRun: dryRun)
         return GCReport(orphanBlobs: report.orphanBlobs, orphanBytes: report.orphanBytes, orphans: report.orphans.map(\.hex), prunedBlobs: report.prunedBlobs,
                         bytesFreed: report.bytesFreed, restoredBlobs: report.restoredBlobs, tempFilesRemoved: report.tempFilesRemoved,
-                        trashBlobs: report.trash.count, trashBytes: report.trash.bytes, dryRun: dryRun, warnings: report.warnings)
+                        trashBlobs: report.trash.count, trashBytes: report.trash.bytes, dryRun: dryRun, warnings: report.warnings,
+                        failures: report.failures)
     }
 
     /// SQLite's integrity check, and every referenced blob present with the right hash. A store
@@ -95,7 +100,7 @@ extension Library {
         }
         let threads = jobs ?? (container.blobBackend is S3BlobStore ? 8 : ProcessInfo.processInfo.activeProcessorCount)
         let blobs = try container.verifyExternalStorage(jobs: threads, quick: quick, progress: progress)
-        var problems: [String] = []
+        var problems: [String] = blobs.unreadable
         if let place = photoStoreMissing {
             problems.append("the photo store \(place) is gone (moved, deleted, or not mounted), so every photo is missing: restore it from a "
                             + "backup (or mount it), or run `memories repair FOLDER…` with the folders the photos came from")

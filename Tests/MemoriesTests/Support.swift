@@ -96,6 +96,7 @@ struct VerifyJSON: Decodable {
 struct GCJSON: Decodable {
     var orphanBlobs: Int; var orphanBytes: Int; var orphans: [String]; var prunedBlobs: Int; var bytesFreed: Int; var restoredBlobs: Int
     var tempFilesRemoved: Int; var trashBlobs: Int; var trashBytes: Int; var dryRun: Bool
+    var warnings: [String]?; var failures: [String]?
 }
 
 func sha256(_ url: URL) throws -> String { SHA256.digest(try Data(contentsOf: url)).hex }

@@ -24,9 +24,11 @@ enum GCCommand: Command {
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         let report = try library().collectGarbage(dryRun: arguments.has("dry-run"), pruneNow: arguments.has("prune-now"))
         for warning in report.warnings { Output.error("warning: \(warning)") }
+        for failure in report.failures { Output.error(failure) }
+        let status = report.failures.isEmpty ? ExitCode.success : ExitCode.failure
         if arguments.has("json") {
             try Output.json(report)
-            return ExitCode.success
+            return status
         }
         let would = report.dryRun
         if would || arguments.has("verbose") { for hex in report.orphans { Output.print("\(would ? "would move" : "moved") to the trash: \(hex)") } }
@@ -37,6 +39,6 @@ enum GCCommand: Command {
                      + "and \(would ? "would remove" : "removed") \(report.tempFilesRemoved) partial write\(report.tempFilesRemoved == 1 ? "" : "s")")
         Output.print("the trash holds \(files(report.trashBlobs)) (\(Display.bytes(Int(report.trashBytes))))"
                      + (report.trashBlobs > 0 && !arguments.has("prune-now") ? "; each is deleted 7 days after it was moved there" : ""))
-        return ExitCode.success
+        return status
     }
 }

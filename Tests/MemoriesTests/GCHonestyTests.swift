@@ -1,0 +1,99 @@
+import BlobStore
+import Foundation
+import Testing
+
+/// gc and verify say what they could not read or do, and count only what was done; `gc -n`
+/// predicts exactly what `gc` then reports.
+@Suite struct GCHonestyTests {
+    /// A library of Rome (4 photos) whose folder holds two unused files and whose trash holds one
+    /// of Rome's photos (in use, so gc puts it back) and Paris's own 2 photos and thumbnails.
+    func state() throws -> (Sandbox, BlobStore) {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome").status == 0)
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris").status == 0)
+        #expect(try box.run("delete", "Paris", "--yes").status == 0)
+        let store = try BlobStore(root: box.library.appendingPathComponent(".library_SUPPORT"))
+        for text in ["an orphan", "another orphan"] { _ = try store.put(Data(text.utf8)) }
+        let rome = try box.run("show", "Rome", "--json").json(ShowJSON.self)
+        try store.moveToTrash(try #require(BlobDigest(hex: rome.images[0].sha256)))
+        return (box, store)
+    }
+
+    /// `memories ARGS` without the capabilities that let root read any folder (CAP_DAC_OVERRIDE,
+    /// CAP_DAC_READ_SEARCH), so that a folder's mode applies to the tests, which run as root.
+    func runWithoutOverride(_ box: Sandbox, _ args: [String]) throws -> Sandbox.Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search",
+                             packageRoot.appendingPathComponent(".build/debug/memories").path, "--library", box.library.path] + args
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Sandbox.Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    @Test func aDryRunPredictsExactlyWhatTheRunReports() throws {
+        for flags in [[String](), ["--prune-now"]] {
+            let (box, _) = try state()
+            let predicted = try box.run(["gc", "-n", "--json"] + flags).json(GCJSON.self)
+            let done = try box.run(["gc", "--json"] + flags).json(GCJSON.self)
+            #expect(predicted.dryRun && !done.dryRun)
+            #expect(predicted.orphanBlobs == 2 && predicted.restoredBlobs == 1, "\(predicted)")
+            #expect(predicted.prunedBlobs == (flags.isEmpty ? 0 : 4), "Paris's 2 photos of its own and their thumbnails: \(predicted)")
+            func figures(_ r: GCJSON) -> [Int] {
+                [r.orphanBlobs, r.orphanBytes, r.prunedBlobs, r.bytesFreed, r.restoredBlobs, r.tempFilesRemoved, r.trashBlobs, r.trashBytes]
+            }
+            #expect(figures(predicted) == figures(done), "\(flags): predicted \(predicted), did \(done)")
+            #expect(predicted.orphans == done.orphans)
+            #expect(try box.run("verify").status == 0)
+        }
+    }
+
+    /// A folder in the trash under a photo's name is not a trashed photo: it is left, said, and
+    /// not counted as deleted (it was).
+    @Test func whatGCCannotDeleteIsNotCountedAsDeleted() throws {
+        let (box, store) = try state()
+        let trash = box.library.appendingPathComponent(".library_SUPPORT/trash")
+        let impostor = trash.appendingPathComponent(String(repeating: "ab", count: 32))
+        try FileManager.default.createDirectory(at: impostor, withIntermediateDirectories: true)
+        try Data("kept".utf8).write(to: impostor.appendingPathComponent("inside"))
+        let before = try store.trashSummary()
+        let gc = try box.run("gc", "--prune-now", "--json")
+        #expect(gc.status == 0, "\(gc.stderr)")
+        let report = try gc.json(GCJSON.self)
+        #expect(report.prunedBlobs == before.count - 1, "the files in the trash but the one put back")
+        #expect(report.trashBlobs == 2 && report.warnings?.contains("\(impostor.path) is not a file (a folder or a link), so it is not a trashed photo: left as it is") == true,
+                "\(report.warnings ?? [])")
+        #expect(FileManager.default.fileExists(atPath: impostor.appendingPathComponent("inside").path))
+    }
+
+    /// A folder of photos that cannot be read: gc does what does not depend on it, names it, moves
+    /// nothing out of it, and exits 1; verify says it in words and is not healthy.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv (util-linux)"))
+    func anUnreadableFolderMakesGCAndVerifyFailNamingIt() throws {
+        let (box, store) = try state()
+        let rome = try box.run("show", "Rome", "--json").json(ShowJSON.self)
+        let digest = try #require(BlobDigest(hex: rome.images[1].sha256))
+        let folder = store.url(for: digest).deletingLastPathComponent()
+        let held = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        chmod(folder.path, 0)
+        defer { chmod(folder.path, 0o700) }
+
+        let gc = try runWithoutOverride(box, ["gc", "--prune-now"])
+        #expect(gc.status == 1, "\(gc.stdout)\(gc.stderr)")
+        #expect(gc.stderr.contains("a folder of photos \(folder.path) cannot be read (Permission denied): nothing in it was looked at, moved or removed; "
+                                   + "make it readable by you again (chmod u+rwx \(folder.path))"), "\(gc.stderr)")
+        let verify = try runWithoutOverride(box, ["verify"])
+        #expect(verify.status == 1)
+        #expect(verify.stdout.contains("problem: a folder of photos \(folder.path) cannot be read (Permission denied): what it holds could not be checked"), "\(verify.stdout)\(verify.stderr)")
+        #expect(!verify.stdout.contains("missing: \(digest.hex)"), "not known to be missing: \(verify.stdout)")
+        #expect(!(verify.stdout + verify.stderr).contains("opendir"))
+
+        chmod(folder.path, 0o700)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == held, "nothing in it was moved")
+        #expect(try box.run("verify").status == 0)
+    }
+}
