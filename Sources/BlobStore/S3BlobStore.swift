@@ -232,10 +232,16 @@ public final class S3BlobStore: @unchecked Sendable {
         let now = Date()
         var report = BlobStore.SweepReport(dryRun: dryRun)
         var trashed: [(BlobDigest, S3Object)] = []
+        // What the trash will hold: a dry run reports it worked out from what it would do.
+        var left = BlobStore.TrashSummary()
         for object in try client.list(prefix: "trash/") {
+            left.count += 1
+            left.bytes += object.size
             guard let digest = BlobDigest(exactHex: object.key.dropFirst("trash/".count)) else { continue }
             if keep.contains(digest) {
                 report.restoredBlobs += 1
+                left.count -= 1
+                left.bytes -= object.size
                 if !dryRun { try restoreFromTrash(digest) }
             } else {
                 trashed.append((digest, object))
@@ -252,21 +258,20 @@ public final class S3BlobStore: @unchecked Sendable {
             }
             report.orphanBlobs += 1
             report.orphanBytes += object.size
+            left.count += 1
+            left.bytes += object.size
             moved.append(digest)
         }
         if !dryRun { for digest in moved { try moveToTrash(digest) } }
         report.orphans = moved.sorted()
-        var left = BlobStore.TrashSummary()
         for (digest, object) in trashed {
             let old = object.lastModified.map { now.timeIntervalSince($0) > trashGracePeriod } ?? false
-            if pruneNow || old {
-                report.prunedBlobs += 1
-                report.bytesFreed += object.size
-                if !dryRun { try client.delete(Self.trashKey(for: digest)) }
-            } else {
-                left.count += 1
-                left.bytes += object.size
-            }
+            guard pruneNow || old else { continue }
+            if !dryRun { try client.delete(Self.trashKey(for: digest)) }
+            report.prunedBlobs += 1
+            report.bytesFreed += object.size
+            left.count -= 1
+            left.bytes -= object.size
         }
         do {
             for upload in try client.unfinishedUploads(prefix: "sha256/") {

@@ -52,6 +52,30 @@ import Testing
         }
     }
 
+    /// The same on a library whose photos are in a bucket (the dry run left out the files it
+    /// would move to the trash).
+    @Test(.enabled(if: s3LibraryEndpoint != nil, "needs S3_TEST_ENDPOINT (scripts/s3-test-cluster.sh start)"))
+    func aDryRunPredictsExactlyWhatTheRunReportsInABucket() throws {
+        for flags in [[String](), ["--prune-now"]] {
+            let box = Sandbox()
+            let name = "gc-" + UUID().uuidString.lowercased().prefix(16)
+            let s3 = S3Client(location: try S3Location("s3://\(name)/journal", endpoint: s3LibraryEndpoint!), credentials: try S3Credentials.resolve())
+            try s3.createBucket()
+            #expect(try box.run("init", "--blobs", "s3://\(name)/journal", "--endpoint", s3LibraryEndpoint!).status == 0)
+            #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome").status == 0)
+            #expect(try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris").status == 0)
+            #expect(try box.run("delete", "Paris", "--yes").status == 0)
+            let orphan = Data("an orphan in a bucket".utf8)
+            try s3.put(S3BlobStore.key(for: SHA256.digest(orphan)), data: orphan)
+            sleep(2)  // older than gc's grace period of 0 s at the service's one-second resolution
+            let predicted = try box.run(["gc", "-n", "--json"] + flags).json(GCJSON.self)
+            let done = try box.run(["gc", "--json"] + flags).json(GCJSON.self)
+            #expect(predicted.orphanBlobs == 1 && predicted.prunedBlobs == (flags.isEmpty ? 0 : 4), "\(predicted)")
+            #expect(predicted.trashBlobs == done.trashBlobs && predicted.trashBytes == done.trashBytes && predicted.prunedBlobs == done.prunedBlobs
+                    && predicted.orphanBytes == done.orphanBytes, "\(flags): predicted \(predicted), did \(done)")
+        }
+    }
+
     /// A folder in the trash under a photo's name is not a trashed photo: it is left, said, and
     /// not counted as deleted (it was).
     @Test func whatGCCannotDeleteIsNotCountedAsDeleted() throws {
