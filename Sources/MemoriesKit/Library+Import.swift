@@ -108,15 +108,23 @@ extension Library {
                 report.skippedFiles.append(.init(path: path, reason: reason))
             }
         })
+        // The memory: one named by --into or by its title, or a new one, made with the first photo
+        // that goes in (`newTitle` until then), so that no import, failed or killed, leaves an
+        // empty memory behind.
         var memory: Memory?
-        var created = false
+        var newTitle: String?
         if options.dryRun {
             memory = try options.into.map(resolve)
         } else {
-            let target = try targetMemory(for: paths, options: options)
-            (memory, created) = (target.0, target.1)
+            switch try targetMemory(for: paths, options: options) {
+            case .existing(let found): memory = found
+            case .new(let title): newTitle = title
+            }
         }
         if let memory { report.memory = .init(id: memory.id.uuidString.lowercased(), title: memory.title) }
+        // Held from the moment a new memory's title is claimed to the commit of its first photos.
+        var titleLock: FileLock?
+        defer { titleLock?.unlock() }
         let preexisting = try memory.map(storedDigests(of:)) ?? []
         var known = preexisting
         var done = 0
@@ -147,7 +155,7 @@ extension Library {
             // Its originals count against the workers' lead until it is saved (or skipped).
             defer { pipeline.release(batch) }
             let recording = DispatchTime.now().uptimeNanoseconds
-            let stored = try memory.map { options.dryRun ? [] : try storedDigests(of: $0) } ?? []
+            var stored = try memory.map { options.dryRun ? [] : try storedDigests(of: $0) } ?? []
             known.formUnion(stored)
             var inserted: [String: String] = [:]  // SHA-256 → path, to name what a save repaired
             let repairedBefore = container.repairedBlobs.count
@@ -160,6 +168,15 @@ extension Library {
                 case .rejected(let path, let reason):
                     report.rejected.append(.init(path: path, reason: reason))
                 case .image(let photo):
+                    if memory == nil, let title = newTitle {
+                        // The first photo to go in: the title is claimed now (another import may
+                        // have made it meanwhile: then that memory is the one, with its photos).
+                        let claim = try claimTitle(title, options: options)
+                        (memory, titleLock, newTitle) = (claim.memory, claim.lock, nil)
+                        report.memory = .init(id: claim.memory.id.uuidString.lowercased(), title: claim.memory.title)
+                        stored = try storedDigests(of: claim.memory)
+                        known.formUnion(stored)
+                    }
                     guard known.insert(photo.sha256).inserted else {
                         report.duplicates += 1
                         // A photo this import added (in an earlier batch, so now stored) is a
@@ -207,50 +224,56 @@ extension Library {
                 context.rollback()
                 throw LibraryError.memoryDeletedDuringImport(memory.title)
             }
+            // The new memory is committed with its first photos: another import may now find it.
+            titleLock?.unlock()
+            titleLock = nil
             // A photo stored by another memory whose copy was damaged: the save's put rewrote it.
             for digest in container.repairedBlobs.dropFirst(repairedBefore) {
                 if let path = inserted[digest.hex] { report.repaired.append(path) }
             }
         }
         if let memory, !options.dryRun, options.date == nil { try dateFromPhotos(memory) }
-        if let memory, created, report.imported == 0, report.duplicates == 0 {
-            // Nothing went in: the memory made for it goes, unless photos reached it meanwhile
-            // (another import of the same title), in one statement.
-            let key = memory.persistentModelID.primaryKey
-            try context.execute(LibrarySQL.deleteIfEmpty, [.integer(key)])
-            if try context.query(LibrarySQL.memoryExists, [.integer(key)]).isEmpty { report.memory = nil }
-        }
         return report
     }
 
-    /// `--into` names an existing memory; `--title` creates one, or continues the one with that exact title.
-    ///
-    /// Two imports creating the same title at once both insert; each then looks again, and the one
-    /// whose row is not the oldest of that title deletes it and continues the oldest. Both agree
-    /// on the oldest (the lowest key): its row committed before any other of the title.
-    /// Also says whether this call created it.
-    func targetMemory(for paths: [String], options: ImportOptions) throws -> (Memory, Bool) {
-        if let into = options.into { return (try resolve(into), false) }
+    /// Where an import goes: an existing memory, or a new one with this title (made with its first photo).
+    enum Target {
+        case existing(Memory)
+        case new(String)
+    }
+
+    /// `--into` names an existing memory; `--title` (default: the first folder's name) names the
+    /// one with exactly that title, or a new one.
+    func targetMemory(for paths: [String], options: ImportOptions) throws -> Target {
+        if let into = options.into { return .existing(try resolve(into)) }
         let title = options.title ?? URL(fileURLWithPath: paths.first ?? "Import").standardizedFileURL.lastPathComponent
-        var existing = try memories(titled: title)
-        // Two imports racing to create this title leave two rows for a moment, until the younger
-        // sees the older and deletes its own: wait that out before calling the title ambiguous.
-        for _ in 0..<100 where existing.count > 1 {
-            usleep(20_000)
-            existing = try memories(titled: title)
-        }
-        if existing.count == 1 { return (existing[0], false) }
+        let existing = try memories(titled: title)
+        if existing.count == 1 { return .existing(existing[0]) }
         if existing.count > 1 { throw LibraryError.ambiguousMemory(title, candidates: existing.map(describe)) }
-        let now = Date()
-        let memory = Memory(title: title, date: options.date ?? now, notes: options.notes ?? "")
-        memory.createdAt = now
-        context.insert(memory)
-        try context.save()
-        let raced = try memories(titled: title)
-        guard let oldest = raced.first, oldest !== memory else { return (memory, true) }
-        context.delete(memory)
-        try context.save()
-        return (oldest, false)
+        return .new(title)
+    }
+
+    /// The memory a new title's first photo goes into, and the lock (`<library>/.library_SUPPORT/titles.lock`)
+    /// to hold until that photo is committed: the memory with this title if another import made
+    /// it meanwhile, else a new one, inserted but not saved. Two imports of one new title each
+    /// take the lock in turn, so the second finds the first's memory instead of making another.
+    func claimTitle(_ title: String, options: ImportOptions) throws -> (memory: Memory, lock: FileLock) {
+        let folder = directory.appendingPathComponent(".library_SUPPORT")
+        try Privacy.makeFolders(folder.path)
+        let lock = try FileLock(path: folder.appendingPathComponent("titles.lock").path, mode: .exclusive)
+        do {
+            let existing = try memories(titled: title)
+            if existing.count == 1 { return (existing[0], lock) }
+            if existing.count > 1 { throw LibraryError.ambiguousMemory(title, candidates: existing.map(describe)) }
+            let now = Date()
+            let memory = Memory(title: title, date: options.date ?? now, notes: options.notes ?? "")
+            memory.createdAt = now
+            context.insert(memory)
+            return (memory, lock)
+        } catch {
+            lock.unlock()
+            throw error
+        }
     }
 
     /// The memories with exactly this title, oldest row first.

@@ -235,7 +235,7 @@ public final class Library {
             guard lstat(full, &entry) == 0 else { return false }
             if (entry.st_mode & S_IFMT) == S_IFDIR {
                 if access(full, R_OK | X_OK) != 0 { unreadable = true }
-            } else if path != "lock" {
+            } else if path != "lock" && path != "titles.lock" {
                 return false
             }
         }

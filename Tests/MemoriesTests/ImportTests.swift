@@ -200,7 +200,8 @@ import Testing
             bytes.append(contentsOf: Array("\(i)".utf8))  // trailing bytes after EOI: a distinct, valid JPEG
             try bytes.write(to: folder.appendingPathComponent(String(format: "p%03d.jpg", i)))
         }
-        for delay in [0.15, 0.3, 0.5] {
+        // Killed early too (before its first photos are committed): no memory without photos, ever.
+        for delay in [0.05, 0.1, 0.15, 0.2, 0.3, 0.5] {
             let run = box.start(["--library", box.library.path, "import", folder.path, "--title", "Many", "--jobs", "1"])
             Thread.sleep(forTimeInterval: delay)
             kill(run.process.processIdentifier, SIGKILL)
@@ -209,6 +210,10 @@ import Testing
                 let verify = try box.run("verify", "--json")
                 #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
                 #expect(try verify.json(VerifyJSON.self).missing.isEmpty)
+                let listed = try box.run("list", "--json")
+                if listed.status == 0 {
+                    #expect(try listed.json([ListJSON].self).allSatisfy { $0.imageCount > 0 }, "killed at \(delay) s: \(listed.stdout)")
+                }
             }
         }
         let rerun = try box.run("import", folder.path, "--title", "Many", "--json")

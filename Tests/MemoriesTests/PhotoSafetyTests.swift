@@ -246,12 +246,19 @@ import Testing
         var options = ImportOptions()
         options.title = "Race"
         options.jobs = 1
+        options.batchSize = 1
         let edited = Flag()
         // The edit lands (from another process's point of view) while the import is under way:
-        // progress is reported from a worker as the first photo is read.
-        _ = try lib.importPhotos([fixturePhotos.appendingPathComponent("Rome").path], options: options) { done, _, _ in
-            guard done == 1, edited.setOnce() else { return }
-            let result = try? box.run("edit", "Race", "--date", "2001-02-03")
+        // progress is reported from a worker as the last photo is read, which the import's last
+        // batch, and so its date guess, waits for. The memory exists once its first photo is
+        // committed (a batch of one), which the edit waits for.
+        _ = try lib.importPhotos([fixturePhotos.appendingPathComponent("Rome").path], options: options) { done, total, _ in
+            guard done == total, edited.setOnce() else { return }
+            var result = try? box.run("edit", "Race", "--date", "2001-02-03")
+            for _ in 0..<100 where result?.status != 0 {
+                usleep(50_000)
+                result = try? box.run("edit", "Race", "--date", "2001-02-03")
+            }
             #expect(result?.status == 0, "\(result?.stderr ?? "")")
         }
         #expect(edited.value)
