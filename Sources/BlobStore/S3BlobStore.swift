@@ -14,7 +14,10 @@
 //     is copied onto itself, server side, so its time is fresh for the sweep's grace period, as the
 //     local store refreshes a duplicate's mtime.)
 // (3) Durable before `put` returns: the PUT carries the bytes' SHA-256 (`x-amz-content-sha256`) and
-//     the service refuses the upload unless what it stored hashes to it; its 200 is the confirmation.
+//     the service refuses the upload unless what it stored hashes to it; its 200 with an ETag that is
+//     the bytes' MD5 is the confirmation (a 200 without one is retried, then a failure).
+// (7') A download that does not hash to its name is read again: only two that agree on the same
+//     wrong bytes make the object damaged (`verified`).
 // (4) The caller commits the SQLite transaction that references a blob only after (3).
 // (5) Removing moves: a server-side copy to trash/<hex> (its time, the time of removal) and then
 //     the delete of the original; a sweep deletes trashed objects after the trash grace period, and
@@ -76,7 +79,7 @@ public final class S3BlobStore: @unchecked Sendable {
         if try isStored(digest, size: size, etags: etags, gracePeriod: gracePeriod) {
             return BlobStore.PutResult(digest: digest, size: size, isNew: false)
         }
-        try client.put(Self.key(for: digest), file: url.path, sha256: digest)
+        try client.put(Self.key(for: digest), file: url.path, sha256: digest, md5: etags.single)
         if size > client.multipartThreshold {
             // The service checked each part's SHA-256, not the whole: the object's ETag must be
             // the one these bytes in these parts give.
@@ -107,42 +110,93 @@ public final class S3BlobStore: @unchecked Sendable {
     public func contains(_ digest: BlobDigest) throws -> Bool { try client.head(Self.key(for: digest)) != nil }
 
     /// The blob's bytes, re-hashed; from the trash if it is only there. Throws
-    /// `BlobStoreError.missing` or `.corrupt`.
+    /// `BlobStoreError.missing`, or `.corrupt` when two downloads agree on bytes that are not the
+    /// blob's (see `verified`).
     public func read(_ digest: BlobDigest) throws -> Data {
-        let data: Data
-        do {
-            data = try client.get(Self.key(for: digest))
-        } catch let error as S3Error where error.isMissingObject {
-            do {
-                data = try client.get(Self.trashKey(for: digest))
-            } catch let error as S3Error where error.isMissingObject {
-                throw BlobStoreError.missing(digest)
-            }
+        try verified(digest) {
+            let data = try get(digest) { try client.get($0) }
+            return (data, SHA256.digest(data))
         }
-        let actual = SHA256.digest(data)
-        guard actual == digest else { throw BlobStoreError.corrupt(digest, actual: actual) }
-        return data
     }
 
-    /// Streams the blob in chunks as they arrive (from the trash if it is only there), re-hashed:
-    /// `.corrupt` is thrown after the last chunk if the bytes do not match.
+    /// Streams the blob in chunks (from the trash if it is only there), re-hashed before any chunk
+    /// is given: it is downloaded into an unnamed file beside the lock first (a body cut short is
+    /// downloaded again by the client; bytes that do not hash right, by `verified`), then read
+    /// from there. So `chunk` sees only bytes that hash to the digest, once.
     public func read(_ digest: BlobDigest, chunk: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let hasher = SHA256()
-        let sink: (UnsafeRawBufferPointer) throws -> Void = { bytes in
-            hasher.update(bytes)
-            try chunk(bytes)
+        let fd = try Self.unnamedFile(in: (lockPath as NSString).deletingLastPathComponent)
+        defer { close(fd) }
+        let size = try verified(digest) { () -> (Int64, BlobDigest) in
+            guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw BlobStoreError.io(path: lockPath, operation: "truncate", errno: errno) }
+            let written = try get(digest) { try client.get($0, into: fd) }
+            return (written, try Self.hash(fd: fd, size: written))
         }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var done: Int64 = 0
+        while done < size {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, Int(size - done)), off_t(done)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw BlobStoreError.io(path: lockPath, operation: "read back the download", errno: n < 0 ? errno : EIO) }
+            try buffer.withUnsafeBytes { try chunk(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            done += Int64(n)
+        }
+    }
+
+    /// `download` until its bytes hash to `digest`, at most `client.retries + 1` times: bytes
+    /// corrupted on their way (a flaky network or proxy) are read again before anything is called
+    /// damaged. Two downloads that agree on other bytes are damage in the bucket (`.corrupt`); if
+    /// no two agree, the connection is corrupting data (`S3Error.network`).
+    func verified<T>(_ digest: BlobDigest, _ download: () throws -> (T, BlobDigest)) throws -> T {
+        var wrong = Set<BlobDigest>()
+        for _ in 0...client.retries {
+            let (value, actual) = try download()
+            if actual == digest { return value }
+            if !wrong.insert(actual).inserted { throw BlobStoreError.corrupt(digest, actual: actual) }
+        }
+        throw S3Error.network("each of \(wrong.count) downloads of \(Self.key(for: digest)) arrived with different bytes, none of them the photo's: "
+                              + "the connection to the service is corrupting data", request: "GET \(client.location.objectKey(Self.key(for: digest)))")
+    }
+
+    /// `fetch` of the blob's key, or of its key in the trash when only the trash holds it.
+    private func get<T>(_ digest: BlobDigest, _ fetch: (String) throws -> T) throws -> T {
         do {
-            try client.get(Self.key(for: digest), chunk: sink)
+            return try fetch(Self.key(for: digest))
         } catch let error as S3Error where error.isMissingObject {
             do {
-                try client.get(Self.trashKey(for: digest), chunk: sink)
+                return try fetch(Self.trashKey(for: digest))
             } catch let error as S3Error where error.isMissingObject {
                 throw BlobStoreError.missing(digest)
             }
         }
-        let actual = hasher.finish()
-        guard actual == digest else { throw BlobStoreError.corrupt(digest, actual: actual) }
+    }
+
+    /// A file with no name in `folder` (O_TMPFILE; where the file system lacks it, one made and
+    /// unlinked at once), private to this user, gone when closed.
+    static func unnamedFile(in folder: String) throws -> Int32 {
+        // O_TMPFILE (Linux's __O_TMPFILE with O_DIRECTORY), which Glibc's module does not export.
+        let fd = open(folder, O_RDWR | O_DIRECTORY | 0o20000000 | O_CLOEXEC, Privacy.fileMode)
+        if fd >= 0 { return fd }
+        var template = Array("\(folder)/.download-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard made >= 0 else { throw BlobStoreError.io(path: folder, operation: "create a download file", errno: errno) }
+        _ = fcntl(made, F_SETFD, FD_CLOEXEC)
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        return made
+    }
+
+    /// The SHA-256 of the first `size` bytes of `fd`.
+    static func hash(fd: Int32, size: Int64) throws -> BlobDigest {
+        let hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var done: Int64 = 0
+        while done < size {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, Int(size - done)), off_t(done)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw BlobStoreError.io(path: "download", operation: "read back", errno: n < 0 ? errno : EIO) }
+            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            done += Int64(n)
+        }
+        return hasher.finish()
     }
 
     /// Checks the stored object against `data` (size and ETag) and uploads `data` when the object
@@ -169,18 +223,13 @@ public final class S3BlobStore: @unchecked Sendable {
             close(fd)
             if !published { unlink(partial) }
         }
-        do {
-            try client.get(Self.key(for: digest), into: fd)
-        } catch let error as S3Error where error.isMissingObject {
-            // Only in the trash (removed, not yet pruned): exported from there, as a read would.
-            do {
-                try client.get(Self.trashKey(for: digest), into: fd)
-            } catch let error as S3Error where error.isMissingObject {
-                throw BlobStoreError.missing(digest)
-            }
+        // Only in the trash (removed, not yet pruned): exported from there, as a read would; bytes
+        // that arrive wrong are downloaded again before the blob is called damaged.
+        try verified(digest) { () -> (Void, BlobDigest) in
+            guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw BlobStoreError.io(path: partial, operation: "truncate", errno: errno) }
+            let written = try get(digest) { try client.get($0, into: fd) }
+            return ((), try Self.hash(fd: fd, size: written))
         }
-        let actual = try Self.hash(file: partial).digest
-        guard actual == digest else { throw BlobStoreError.corrupt(digest, actual: actual) }
         guard fsync(fd) == 0, rename(partial, destination.path) == 0 else {
             throw BlobStoreError.io(path: destination.path, operation: "publish", errno: errno)
         }
@@ -339,27 +388,32 @@ public final class S3BlobStore: @unchecked Sendable {
             let (digest, object) = blobs[i]
             // Streamed and hashed as it comes: no object is held whole in memory. A stream cut off
             // part way is not retried by the client (its bytes were handed over), so it is read
-            // again here from the start, with a new hasher.
-            var hasher = SHA256()
+            // again here from the start, with a new hasher; so is one whose bytes hash wrong, until
+            // two downloads agree on the same wrong bytes (damage in the bucket, as `verified`).
             var size: Int64 = 0
             var attempt = 0
+            var wrong = Set<BlobDigest>()
+            var ok = false
             while true {
+                let hasher = SHA256()
+                size = 0
                 do {
                     try client.get(object.key) { chunk in
                         hasher.update(chunk)
                         size += Int64(chunk.count)
                     }
-                    break
                 } catch let error as S3Error where error.isMissingObject {
                     return  // removed since the listing (a sweep): by then nothing referenced it
                 } catch S3Error.network where attempt < client.retries {
                     attempt += 1
-                    hasher = SHA256()
-                    size = 0
                     usleep(useconds_t(200_000 << attempt))
+                    continue
                 }
+                let actual = hasher.finish()
+                ok = actual == digest
+                if ok || !wrong.insert(actual).inserted || attempt >= client.retries { break }
+                attempt += 1
             }
-            let ok = hasher.finish() == digest
             lockResults.lock()
             defer { lockResults.unlock() }
             if !ok { corrupt.append(digest) }

@@ -60,26 +60,45 @@ public final class S3Client: @unchecked Sendable {
 
     // MARK: Operations
 
-    /// Stores `data` under `key`. With `sha256`, the service checks the bytes against it.
+    /// Stores `data` under `key`. With `sha256`, the service checks the bytes against it. The
+    /// answer must confirm the bytes (`confirmation`): a 200 that does not is retried, then an error.
     public func put(_ key: String, data: Data, sha256: BlobDigest? = nil) throws {
+        let md5 = ETagHasher.etags(of: data, partSize: partSize).single
         _ = try request("PUT", location.url(for: key), body: .data(data), payloadHash: (sha256 ?? SHA256.digest(data)).hex,
-                        what: "PUT \(location.objectKey(key))")
+                        confirm: { Self.confirmation($0, md5: md5, sha256: sha256) }, what: "PUT \(location.objectKey(key))")
     }
 
     /// Stores `data` under `key` unless an object is there already (`If-None-Match: *`, checked by
     /// the service, so two writers racing for one key cannot both win); false when one was.
     public func create(_ key: String, data: Data) throws -> Bool {
+        let md5 = ETagHasher.etags(of: data, partSize: partSize).single
         do {
             _ = try request("PUT", location.url(for: key), body: .data(data), payloadHash: SHA256.digest(data).hex,
-                            headers: ["If-None-Match: *"], what: "PUT \(location.objectKey(key))")
+                            headers: ["If-None-Match: *"], confirm: { Self.confirmation($0, md5: md5, sha256: nil) },
+                            what: "PUT \(location.objectKey(key))")
             return true
-        } catch S3Error.service(status: 412, _, _, _) {
+        } catch let error as S3Error where error.status == 412 {
             return false
         }
     }
 
-    /// Stores the file at `path` under `key`, streamed from disk.
-    public func put(_ key: String, file path: String, sha256: BlobDigest?) throws {
+    /// Whether a PUT's 2xx answer confirms the bytes sent: its ETag is their MD5 (what S3, Ceph,
+    /// MinIO and Garage give an object stored in one part), or its `x-amz-checksum-sha256` is their
+    /// SHA-256. nil when it does; else why not. A 200 without either is what a gateway or proxy
+    /// that answers for a service it did not reach gives: nothing may be taken as stored on it.
+    static func confirmation(_ response: Response, md5: String, sha256: BlobDigest?) -> String? {
+        let etag = (response.headers["etag"] ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+        if etag == md5 { return nil }
+        if let sha256, let checksum = response.headers["x-amz-checksum-sha256"],
+           let bytes = Data(base64Encoded: checksum), bytes.map({ String(format: "%02x", $0) }).joined() == sha256.hex { return nil }
+        return etag.isEmpty ? "it answered \(response.status) with no ETag, so nothing says the bytes were stored"
+            : "it answered \(response.status) with the ETag \(etag), which is not the MD5 of the bytes sent (\(md5))"
+    }
+
+    /// Stores the file at `path` under `key`, streamed from disk. `md5`, its bytes' MD5 in hex,
+    /// is what the answer must confirm (see `confirmation`); a file over `multipartThreshold` goes
+    /// up in parts, each part's answer confirming it, and its caller checks the whole.
+    public func put(_ key: String, file path: String, sha256: BlobDigest?, md5: String? = nil) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw S3Error.network("cannot read \(path): \(String(cString: strerror(errno)))", request: "PUT \(key)") }
         defer { close(fd) }
@@ -90,8 +109,24 @@ public final class S3Client: @unchecked Sendable {
             try putMultipart(key, fd: fd, size: size)
             return
         }
+        let expected = try md5 ?? Self.md5(fd: fd, size: size)
         _ = try request("PUT", location.url(for: key), body: .file(fd, offset: 0, length: size), payloadHash: sha256?.hex ?? "UNSIGNED-PAYLOAD",
-                        what: "PUT \(location.objectKey(key))")
+                        confirm: { Self.confirmation($0, md5: expected, sha256: sha256) }, what: "PUT \(location.objectKey(key))")
+    }
+
+    /// The MD5 of the first `size` bytes of `fd`, in hex.
+    static func md5(fd: Int32, size: Int64) throws -> String {
+        let hasher = MD5()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var done: Int64 = 0
+        while done < size {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, Int(size - done)), off_t(done)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw S3Error.network("cannot read the file being uploaded", request: "MD5") }
+            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            done += Int64(n)
+        }
+        return hasher.finish()
     }
 
     /// The object's bytes.
@@ -210,12 +245,17 @@ public final class S3Client: @unchecked Sendable {
         var written: Int64
     }
 
-    /// One request, retried on 5xx, 429, AWS's retryable 409s and network errors. Throws `S3Error`.
+    /// One request, retried on 5xx, 429, AWS's retryable 409s, network errors and a 2xx that
+    /// `confirm` finds wanting (it returns why). Throws `S3Error`: after the retries, wrapped in
+    /// `.gaveUp` with how many tries were made over how long; a refused signature whose answer
+    /// says the clocks differ, as `.clockSkew`.
     func request(_ method: String, _ url: String, body: Body = .none, payloadHash: String? = nil, output: Int32 = -1,
-                 sink: ((UnsafeRawBufferPointer) throws -> Void)? = nil, headers extra: [String] = [], what: String) throws -> Response {
+                 sink: ((UnsafeRawBufferPointer) throws -> Void)? = nil, headers extra: [String] = [],
+                 confirm: ((Response) -> String?)? = nil, what: String) throws -> Response {
         let handle = takeHandle()
         defer { giveBack(handle) }
         var attempt = 0
+        let began = Date()
         let start: off_t = output >= 0 ? lseek(output, 0, SEEK_CUR) : 0
         while true {
             let transfer = Transfer(body: body, output: output)
@@ -235,19 +275,26 @@ public final class S3Client: @unchecked Sendable {
             case .failure(let message, let transient):
                 retryable = transient
                 failure = .network(message, request: what)
+            case .success(let status) where (200..<300).contains(status):
+                let response = Response(status: status, headers: transfer.headers, body: transfer.data, written: transfer.written)
+                guard let reason = confirm?(response) else { return response }
+                retryable = true
+                failure = .unconfirmed(reason, request: what)
             case .success(let status):
-                if (200..<300).contains(status) {
-                    return Response(status: status, headers: transfer.headers, body: transfer.data, written: transfer.written)
-                }
                 let error = S3ListingParser.error(transfer.data)
                 let code = error.code.isEmpty ? S3Client.defaultCode(status) : error.code
+                if code == "RequestTimeTooSkewed", let date = transfer.headers["date"], let theirs = S3Client.httpDate(date) {
+                    throw S3Error.clockSkew(seconds: Int(Date().timeIntervalSince(theirs).rounded()), serviceDate: date, request: what)
+                }
                 // 409 ConditionalRequestConflict (a conditional write met another one in progress on
                 // the key) and OperationAborted are AWS's "try again".
                 retryable = status >= 500 || status == 429 || (status == 409 && (code == "ConditionalRequestConflict" || code == "OperationAborted"))
                 failure = .service(status: status, code: code, message: error.message, request: what)
             }
             // Bytes already handed to a sink cannot be taken back: such a transfer is not retried.
-            guard retryable && attempt < retries && !transfer.delivered else { throw failure }
+            guard retryable && attempt < retries && !transfer.delivered else {
+                throw attempt > 0 ? S3Error.gaveUp(failure, tries: attempt + 1, seconds: Date().timeIntervalSince(began)) : failure
+            }
             usleep(useconds_t(200_000 << attempt))
             attempt += 1
         }
@@ -365,9 +412,10 @@ extension S3Error {
     /// A 404 for the object, not for its bucket.
     var isMissingObject: Bool { status == 404 && code != "NoSuchBucket" }
 
-    /// The HTTP status of a service error (0 for others).
+    /// The HTTP status of a service error (0 for others), through the retries.
     var status: Int {
         if case .service(let status, _, _, _) = self { return status }
+        if case .gaveUp(let last, _, _) = self { return last.status }
         return 0
     }
 }

@@ -114,12 +114,14 @@ extension Library {
             memory: .init(id: memory.id.uuidString.lowercased(), title: memory.title, date: Display.iso(memory.date), notes: memory.notes),
             exportedAt: Display.iso(Date()), format: options.format.rawValue, files: [], failed: [], warnings: [])
         let all = images(of: memory)
+        // A bucket's object is called damaged only once two downloads agreed on its wrong bytes.
+        let place = blobs is S3BlobStore ? "the bucket \(blobs.locationDescription)" : "the library"
         var writtenBytes: Int64 = 0
         for (index, image) in all.enumerated() {
             defer { progress?(index + 1, all.count, writtenBytes) }
             func fail(_ reason: String) {
                 manifest.failed.append(.init(originalFilename: image.filename,
-                                             reason: LibraryError.damagedImage(filename: image.filename, reason: reason).localizedDescription))
+                                             reason: LibraryError.damagedImage(filename: image.filename, reason: reason, place: place).localizedDescription))
             }
             // The original is the blob the row's imageData is stored as (OpenSwiftData says which);
             // the sha256 column, which search and dedupe use, must name the same one.

@@ -223,6 +223,13 @@ extension Library {
                 // The memory's row went away under this import (a concurrent delete).
                 context.rollback()
                 throw LibraryError.memoryDeletedDuringImport(memory.title)
+            } catch let error as S3Error {
+                // Said with the photo the service failed on (its key names its SHA-256), what it
+                // answered, and what was kept.
+                context.rollback()
+                let reason = error.localizedDescription
+                let photo = inserted.first { reason.contains($0.key) }?.value
+                throw LibraryError.batchNotStored(photo: photo, photos: inserted.count, added: report.imported - inserted.count, reason: reason)
             }
             // The new memory is committed with its first photos: another import may now find it.
             titleLock?.unlock()

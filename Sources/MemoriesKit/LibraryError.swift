@@ -9,7 +9,9 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case ambiguousImage(String, memory: String, candidates: [String])
     case notADirectory(String)
     case destinationNotEmpty(String)
-    case damagedImage(filename: String, reason: String)
+    /// A photo whose stored bytes are missing or damaged: its name, why, and where it is kept
+    /// ("the library", or the bucket's location).
+    case damagedImage(filename: String, reason: String, place: String = "the library")
     case invalidDate(String)
     /// No library at this folder; `photosLeft` when its photo folder is there without a store.
     case noLibrary(String, photosLeft: Bool)
@@ -30,6 +32,9 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case blobsAlreadyThere(String)
     /// The place photos would move to belongs to another library: where, and its owner.
     case bucketOfAnotherLibrary(String, String)
+    /// A batch of an import could not be stored in the bucket: the photo the service failed on
+    /// (nil when it was a thumbnail), the batch's photos, the photos added before, and why.
+    case batchNotStored(photo: String?, photos: Int, added: Int, reason: String)
     /// The library's photo store (its folder, or its bucket prefix with the owner record) is gone
     /// while its store records photos: the library, the place, and how many photos it records.
     case photoStoreMissing(String, place: String, photos: Int)
@@ -51,8 +56,8 @@ public enum LibraryError: Error, Equatable, LocalizedError {
             return "\(path) exists and is not a folder"
         case .destinationNotEmpty(let path):
             return "\(path) is not empty; export into a new or empty folder"
-        case .damagedImage(let filename, let reason):
-            return "\(filename) is damaged in the library and was not exported: \(reason) (run `memories verify`)"
+        case .damagedImage(let filename, let reason, let place):
+            return "\(filename) is damaged in \(place) and was not exported: \(reason) (run `memories verify`)"
         case .noLibrary(let path, let photosLeft):
             return photosLeft
                 ? "\(path)/library.store is missing or empty, but \(path)/.library_SUPPORT holds photos: restore library.store from a backup "
@@ -78,6 +83,10 @@ public enum LibraryError: Error, Equatable, LocalizedError {
                 + "make it reachable again, or remove the link to start a new library there; nothing was changed"
         case .storeNotAFile(let path, let kind):
             return "\(path) is a \(kind), not a library's store file: move it away (a library's store is a file); nothing was changed"
+        case .batchNotStored(let photo, let photos, let added, let reason):
+            return "\(photo ?? "a thumbnail of this batch") could not be stored in the bucket: \(reason). "
+                + "The \(photos) photo\(photos == 1 ? "" : "s") of this batch \(photos == 1 ? "was" : "were") not added; "
+                + (added == 0 ? "none was added before. " : "the \(added) added before are kept. ") + "Run the same import again to add the rest"
         case .photoStoreMissing(let path, let place, let photos):
             return "the photos of the library at \(path) are kept in \(place), which is gone (moved, deleted, or not mounted): "
                 + "its \(photos) photo\(photos == 1 ? "" : "s") would all be missing. Nothing was changed and nothing was made in its place. "

@@ -130,12 +130,18 @@ struct S3ClientTests {
         let bucket = #expect(throws: S3Error.self) { try S3Client(location: missing, credentials: good).put("x", data: Data("x".utf8)) }
         #expect(bucket?.code == "NoSuchBucket")
         #expect(bucket?.errorDescription?.contains("bucket does not exist") == true)
-        // Nothing listening: a network error after the retries, naming the endpoint.
+        // Nothing listening: a network error after the retries, naming the endpoint, how many tries
+        // were made and what to do.
         let nowhere = S3Client(location: try S3Location("s3://any-bucket", endpoint: "http://127.0.0.1:9"), credentials: good)
         nowhere.retries = 1
         let network = #expect(throws: S3Error.self) { try nowhere.get("x") }
-        guard case .network(let message, let request)? = network else { Issue.record("not a network error: \(String(describing: network))"); return }
+        guard case .gaveUp(.network(let message, let request), tries: 2, _)? = network else {
+            Issue.record("not a network error after 2 tries: \(String(describing: network))")
+            return
+        }
         #expect(message.contains("127.0.0.1:9") && request == "GET x")
+        #expect(network?.errorDescription?.contains("(2 tries over ") == true && network?.errorDescription?.contains("check that the service is running and reachable") == true,
+                "\(network?.errorDescription ?? "")")
     }
 }
 

@@ -5,7 +5,8 @@ import LoopbackListener
 
 /// A local HTTP service that answers each request with the next of `answers` (status, and an S3
 /// error code, a body of its own starting with "<", or "" for none), one connection per request,
-/// and records the request heads.
+/// and records the request heads. A PUT answered 2xx carries the ETag a service gives it (the
+/// body's MD5), as the client requires.
 final class ScriptedS3: @unchecked Sendable {
     private let listener: LoopbackListener
     var port: Int { listener.port }
@@ -22,7 +23,7 @@ final class ScriptedS3: @unchecked Sendable {
         listener = try LoopbackListener(backlog: 8)
         let heads = self.heads
         listener.serve { client in
-            let head = Self.readRequest(client)
+            let (head, received) = Self.readRequest(client)
             heads.lock.lock()
             heads.list.append(head)
             let (status, code) = answers[heads.answered]
@@ -31,7 +32,8 @@ final class ScriptedS3: @unchecked Sendable {
             heads.lock.unlock()
             let body = code.isEmpty || code.hasPrefix("<") ? code
                 : "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>\(code)</Code><Message>scripted</Message></Error>"
-            let reply = "HTTP/1.1 \(status) Scripted\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+            let etag = head.hasPrefix("PUT ") && (200..<300).contains(status) ? "ETag: \"\(ETagHasher.etags(of: received, partSize: 16 << 20).single)\"\r\n" : ""
+            let reply = "HTTP/1.1 \(status) Scripted\r\n\(etag)Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
             _ = reply.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
             close(client)
             return more
@@ -42,21 +44,20 @@ final class ScriptedS3: @unchecked Sendable {
     var requests: [String] { heads.lock.lock(); defer { heads.lock.unlock() }; return heads.list }
 
     /// Reads one request: its head, then as many body bytes as its Content-Length says.
-    private static func readRequest(_ fd: Int32) -> String {
+    private static func readRequest(_ fd: Int32) -> (String, Data) {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n <= 0 { break }
             bytes += buffer[0..<n]
-            let text = String(decoding: bytes, as: UTF8.self)
-            guard let end = text.range(of: "\r\n\r\n") else { continue }
-            let head = String(text[..<end.lowerBound])
+            guard let end = Data(bytes).range(of: Data("\r\n\r\n".utf8)) else { continue }
+            let head = String(decoding: bytes[..<end.lowerBound], as: UTF8.self)
             let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
                 .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
-            if bytes.count - text[..<end.upperBound].utf8.count >= length { return head }
+            if bytes.count - end.upperBound >= length { return (head, Data(bytes[end.upperBound..<(end.upperBound + length)])) }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return (String(decoding: bytes, as: UTF8.self), Data())
     }
 }
 
