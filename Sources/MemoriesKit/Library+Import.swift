@@ -82,6 +82,9 @@ public struct ImportReport: Codable, Equatable {
     public var rejected: [Rejection] = []
     /// Photos whose stored copy was damaged or missing and was rewritten from the file imported.
     public var repaired: [String] = []
+    /// Photos already in the memory whose stored thumbnail was missing or damaged and was made
+    /// again from the file imported.
+    public var thumbnailsRemade: [String] = []
     /// Photos imported whose file gives a capture time outside the years 1–9999 (after its
     /// offset), which was not used: the path, and what was not used and what the photo went by.
     public var unusableDates: [Rejection] = []
@@ -189,8 +192,9 @@ extension Library {
                         // Already committed to the memory: the import still proves its stored copy
                         // whole (a duplicate costs one re-hash) and repairs it from these bytes if it
                         // is not. A repeat within this batch is not stored yet: nothing to check.
-                        if stored.contains(photo.sha256), try blobs.ensure(photo.digest, from: photo.data) != .intact {
-                            report.repaired.append(photo.path)
+                        if stored.contains(photo.sha256), let memory {
+                            if try blobs.ensure(photo.digest, from: photo.data) != .intact { report.repaired.append(photo.path) }
+                            if try restoreThumbnail(of: photo, in: memory) { report.thumbnailsRemade.append(photo.path) }
                         }
                         continue
                     }
@@ -322,6 +326,27 @@ extension Library {
         local.timeZone = zone
         let parts = utc.dateComponents([.era, .year, .month, .day, .hour, .minute, .second, .nanosecond], from: reading)
         return local.date(from: parts) ?? reading
+    }
+
+    /// A photo the memory holds already: its stored thumbnail, when missing or damaged (a bucket
+    /// whose objects were deleted, a damaged folder), is stored again from the one just made,
+    /// under its own name when the bytes are the same, else as the photo's new thumbnail (saved
+    /// with the batch). Returns whether it was.
+    func restoreThumbnail(of photo: Photo, in memory: Memory) throws -> Bool {
+        let key = memory.persistentModelID.primaryKey
+        guard let row = try context.query(LibrarySQL.thumbnailOfPhoto, [.integer(key), .text(photo.sha256)]).first,
+              let stored = row.first?.stringValue.flatMap({ BlobDigest(hex: $0) }) else { return false }
+        if SHA256.digest(photo.thumbnail) == stored { return try blobs.ensure(stored, from: photo.thumbnail) != .intact }
+        do {
+            _ = try blobs.readVerified(stored)
+            return false
+        } catch let error as BlobStoreError where error.isDamage {
+            let sha = photo.sha256
+            guard let image = try context.fetch(FetchDescriptor<MemoryImage>(predicate: #Predicate { $0.sha256 == sha }))
+                .first(where: { $0.memory?.persistentModelID.primaryKey == key }) else { return false }
+            image.thumbnailData = photo.thumbnail
+            return true
+        }
     }
 
     /// What a file's capture times outside the years 1–9999 come to: not used, and what the photo

@@ -152,6 +152,9 @@ enum LibrarySQL {
     /// The SHA-256 column of the photos of the memory with key `?`.
     static let digestsOfMemory = "SELECT \(sha256) FROM \(image) WHERE \(imageMemory) = ?"
 
+    /// The thumbnail digest of the photo of memory `?1` whose SHA-256 is `?2`.
+    static let thumbnailOfPhoto = "SELECT \(thumbnailData) FROM \(image) WHERE \(imageMemory) = ?1 AND \(sha256) = ?2"
+
     /// Photos whose stored original is missing or is not the blob their SHA-256 column names
     /// (export refuses them): file name, memory title.
     static let photosWithoutTheirOriginal = """

@@ -63,6 +63,7 @@ import Testing
         let dry = try store.sweep(dryRun: true) { [kept] }
         var expected = BlobStore.SweepReport(dryRun: true)
         (expected.orphanBlobs, expected.orphanBytes, expected.orphans, expected.tempFilesRemoved, expected.keptYoung) = (1, 2000, [orphan], 1, 1)
+        expected.trash = BlobStore.TrashSummary(count: 1, bytes: 2000)  // what the real sweep will leave
         #expect(dry == expected)
         #expect(store.contains(orphan) && !store.trashContains(orphan))
         let real = try store.sweep { [kept] }
@@ -70,6 +71,7 @@ import Testing
         #expect(real.bytesFreed == 0 && real.prunedBlobs == 0, "nothing is deleted on first sight")
         #expect(store.contains(kept) && !store.contains(orphan) && store.contains(young))
         #expect(store.trashContains(orphan) && real.trash.count == 1 && real.trash.bytes == 2000)
+        #expect(dry.trash == real.trash, "the dry run predicts the trash")
     }
 
     @Test func aSweepWaitsForAWriterBetweenItsPutAndItsCommit() throws {

@@ -74,6 +74,7 @@ enum ImportCommand: Command {
         } else {
             for rejection in report.rejected { Output.error("rejected \(Output.escaped(rejection.path)): \(Output.escaped(rejection.reason))") }
             for path in report.repaired { Output.error("repaired the stored copy of \(Output.escaped(path)): it was damaged or missing") }
+            for path in report.thumbnailsRemade { Output.error("made the thumbnail of \(Output.escaped(path)) again: it was damaged or missing") }
             for note in report.unusableDates { Output.error("\(Output.escaped(note.path)): \(Output.escaped(note.reason))") }
             guard !quiet else { return report.rejected.isEmpty ? ExitCode.success : ExitCode.partialImport }
             let folderTitle = options.title ?? URL(fileURLWithPath: arguments.positionals[0]).standardizedFileURL.lastPathComponent
