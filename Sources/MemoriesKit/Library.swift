@@ -50,6 +50,7 @@ public final class Library {
     /// `photoStoreMayBeMissing` (verify, which says so, and repair, which restores it):
     /// `photoStoreMissing` then says where it was.
     public init(directory: URL, readOnly: Bool = false, create: Bool = true, photoStoreMayBeMissing: Bool = false) throws {
+        try Self.refuseTooLongPath(directory)
         self.directory = directory
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory)
@@ -114,6 +115,7 @@ public final class Library {
     /// Refuses a folder that holds a library already; an S3 location that holds another
     /// library's photos is refused when the new library opens (its identity is not the owner's).
     public static func create(directory: URL, blobs: BlobSettings?) throws -> Library {
+        try refuseTooLongPath(directory)
         try Privacy.makeFolders(directory.path)
         // Every init holds the folder's lock (flock on the folder itself) to its end, so two inits
         // never both take up an unfinished store.
@@ -168,6 +170,24 @@ public final class Library {
             }
             if !supportExisted { try? FileManager.default.removeItem(at: support) }
             throw error
+        }
+    }
+
+    /// The longest path SQLite opens a database at (its Unix VFS's MAX_PATHNAME), and Linux's
+    /// longest name (NAME_MAX).
+    static let longestPath = 512, longestName = 255
+    /// The longest name SQLite makes within a library's folder, beside the store: its rollback journal.
+    static let longestFileWithin = "/library.store-journal".utf8.count
+
+    /// A folder whose store SQLite could not open (its path, with the journal's name, over 512
+    /// bytes: 490 for the folder) or with a name longer than the system allows is said as such,
+    /// before anything is made: it failed as "unable to open database file", or as
+    /// NSCocoaErrorDomain 518. (The blob folder's paths, 92 bytes longer, are within Linux's 4,096.)
+    static func refuseTooLongPath(_ directory: URL) throws {
+        let path = directory.standardizedFileURL.path
+        let longestComponent = path.split(separator: "/").map(\.utf8.count).max() ?? 0
+        if path.utf8.count + longestFileWithin > longestPath || longestComponent > longestName {
+            throw LibraryError.pathTooLong(path, bytes: path.utf8.count)
         }
     }
 

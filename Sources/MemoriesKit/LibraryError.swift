@@ -32,6 +32,8 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case blobsAlreadyThere(String)
     /// The place photos would move to belongs to another library: where, and its owner.
     case bucketOfAnotherLibrary(String, String)
+    /// The library's folder is too deep for this system's paths: its path and length in bytes.
+    case pathTooLong(String, bytes: Int)
     /// A batch of an import could not be stored in the bucket: the photo the service failed on
     /// (nil when it was a thumbnail), the batch's photos, the photos added before, and why.
     case batchNotStored(photo: String?, photos: Int, added: Int, reason: String)
@@ -83,6 +85,11 @@ public enum LibraryError: Error, Equatable, LocalizedError {
                 + "make it reachable again, or remove the link to start a new library there; nothing was changed"
         case .storeNotAFile(let path, let kind):
             return "\(path) is a \(kind), not a library's store file: move it away (a library's store is a file); nothing was changed"
+        case .pathTooLong(let path, let bytes):
+            return "the library's folder \(path.count > 120 ? String(path.prefix(60)) + "…" + String(path.suffix(40)) : path) is \(bytes) bytes long: "
+                + "too long for this system: SQLite opens a store only within \(Library.longestPath) bytes of path, its journal's name "
+                + "included (\(Library.longestPath - Library.longestFileWithin) for the folder), and a name may have \(Library.longestName). "
+                + "Nothing was changed; choose a folder nearer the root with --library"
         case .batchNotStored(let photo, let photos, let added, let reason):
             return "\(photo ?? "a thumbnail of this batch") could not be stored in the bucket: \(reason). "
                 + "The \(photos) photo\(photos == 1 ? "" : "s") of this batch \(photos == 1 ? "was" : "were") not added; "

@@ -120,6 +120,14 @@ func describe(_ error: Error) -> String {
     let text = (error as? LocalizedError)?.errorDescription ?? "\(error)"
     let sqlite = error as? SQLiteError
     let code = sqlite?.primaryCode
+    // The operating system's word under a blob write or an SQLite failure: a disk that went away
+    // (unplugged, unmounted, a FUSE file system whose daemon stopped) is said as such.
+    var system = sqlite?.systemErrno ?? 0
+    if case .io(_, _, let errno)? = error as? BlobStoreError { system = errno }
+    if [ENOTCONN, ECONNABORTED, ENODEV, ENXIO, ESHUTDOWN].contains(system) {
+        return "the disk holding the library went away (\(String(cString: strerror(system)))): unplugged, unmounted, or its file system stopped. "
+            + "What was committed before is intact; plug it in or mount it again and run the same command again."
+    }
     // SQLITE_FULL, or SQLITE_IOERR_SHMSIZE: the -shm file could not grow (the disk is full).
     if (error as? BlobStoreError)?.isOutOfSpace == true || code == SQLiteError.full || sqlite?.code == SQLiteError.ioErrorShmSize {
         return "the disk holding the library is full. Nothing half-written was kept; "

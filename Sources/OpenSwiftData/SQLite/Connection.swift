@@ -36,8 +36,9 @@ final class Connection {
         }
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let system = db.map { sqlite3_system_errno($0) } ?? 0
             if let db { sqlite3_close_v2(db) }
-            throw SQLiteError(code: rc, message: "cannot open \(path): \(message)", sql: nil)
+            throw SQLiteError(code: rc, message: "cannot open \(path): \(message)", sql: nil, systemErrno: system)
         }
         self.handle = db
         self.path = path
@@ -68,7 +69,7 @@ final class Connection {
     }
 
     func error(_ rc: Int32, sql: String?) -> SQLiteError {
-        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql, systemErrno: sqlite3_system_errno(handle))
     }
 
     /// Runs one or more statements that take no parameters.
@@ -79,7 +80,7 @@ final class Connection {
         if rc != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
-            throw SQLiteError(code: rc, message: text, sql: sql)
+            throw SQLiteError(code: rc, message: text, sql: sql, systemErrno: sqlite3_system_errno(handle))
         }
     }
 

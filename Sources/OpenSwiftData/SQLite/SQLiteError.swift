@@ -8,6 +8,17 @@ public struct SQLiteError: Error, CustomStringConvertible {
     public let message: String
     /// The statement that failed, without its bound values (nil for calls without one).
     public let sql: String?
+    /// The operating system's error behind an I/O or open failure (`sqlite3_system_errno`: ENOSPC,
+    /// ENAMETOOLONG, ENOTCONN of a file system gone…), 0 when none.
+    public let systemErrno: Int32
+
+    /// An error as SQLite gave it; `systemErrno` when the operating system's error is known.
+    public init(code: Int32, message: String, sql: String?, systemErrno: Int32 = 0) {
+        self.code = code
+        self.message = message
+        self.sql = sql
+        self.systemErrno = systemErrno
+    }
 
     /// The primary result code (`SQLITE_CONSTRAINT`, `SQLITE_BUSY`, …).
     public var primaryCode: Int32 { code & 0xff }
