@@ -10,6 +10,20 @@ public enum ExportError: Error, Equatable, LocalizedError {
     /// to write through one.
     case symbolicLink(path: String)
 
+    /// The errno of a failed system call on the destination.
+    var code: Int32? {
+        if case .destination(_, _, let code) = self { return code }
+        return nil
+    }
+
+    /// Whether writing a file failed in a way a medium gives for a name it will not hold
+    /// (fusefat: EPERM for a name that is not ASCII; exFAT: ENOENT for a forbidden character;
+    /// others EINVAL, EILSEQ, ENAMETOOLONG), so that another name may succeed.
+    var refusesName: Bool {
+        guard case .destination(_, "writing", let code) = self else { return false }
+        return [EPERM, EACCES, EINVAL, EILSEQ, ENOENT, ENAMETOOLONG].contains(code)
+    }
+
     /// What went wrong, naming the file and what to do.
     public var errorDescription: String? {
         switch self {
@@ -34,6 +48,8 @@ public enum ExportError: Error, Equatable, LocalizedError {
         case ENOENT: return "no such file or folder (ENOENT)"
         case ENOTDIR: return "not a folder (ENOTDIR)"
         case ELOOP: return "symbolic link refused (ELOOP)"
+        case ENOTCONN, ECONNABORTED, ENODEV, ENXIO, ESHUTDOWN:
+            return "the destination went away (\(String(cString: strerror(code))): unplugged or unmounted?)"
         default: return "\(String(cString: strerror(code))) (errno \(code))"
         }
     }
@@ -42,6 +58,7 @@ public enum ExportError: Error, Equatable, LocalizedError {
         switch code {
         case ENOSPC, EDQUOT: return "Free some space, then export again into an empty folder."
         case EACCES, EPERM, EROFS: return "Export into a folder you can write to."
+        case ENOTCONN, ECONNABORTED, ENODEV, ENXIO, ESHUTDOWN: return "Plug the disk in or mount it again, then export again into an empty folder."
         default: return "Export again into an empty folder."
         }
     }

@@ -37,7 +37,11 @@ final class ExportFolder {
     ///   if it is something else, `LibraryError.destinationNotEmpty`, `ExportError.destination`.
     convenience init(creatingEmpty path: String) throws {
         let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty && !FileManager.default.fileExists(atPath: parent) {
+        var found = stat()
+        if !parent.isEmpty && stat(parent, &found) != 0 {
+            // Only a missing parent is made; one that cannot be reached (a medium gone: ENOTCONN)
+            // is said with its own reason.
+            guard errno == ENOENT else { throw ExportError.destination(path: parent, operation: "reaching the folder", errno: errno) }
             do {
                 try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
             } catch {

@@ -1,9 +1,16 @@
 import Foundation
 
-/// Export file names: from the original names, made safe (one path component, no control
-/// characters, not hidden, not too long) and unique within the folder (case ignored).
+/// Export file names: from the original names, made safe for any destination (one path
+/// component; no control character, nor any character Windows, exFAT or FAT forbid: `< > : " | ?
+/// *`; not a Windows device name such as `CON` or `LPT1`; not hidden; no trailing dot or space; not
+/// too long) and unique within the folder as a case-insensitive, normalization-insensitive file
+/// system (exFAT, FAT, APFS) compares them. An export is made for USB sticks and other people's
+/// machines: the rules are the strictest, whatever the folder's own file system.
 struct FileNames {
     private var used = Set<String>()
+
+    /// How a file system that ignores case and Unicode normalization sees a name.
+    static func key(_ name: String) -> String { name.precomposedStringWithCanonicalMapping.lowercased() }
 
     /// A safe, unused name for `original`, with `ext` as its extension when given.
     mutating func claim(_ original: String, extension ext: String? = nil) -> String {
@@ -15,15 +22,34 @@ struct FileNames {
         while base.utf8.count > 180 { base.removeLast() }
         if let ext, suffix.lowercased() != ext.lowercased() && !(ext == "jpg" && suffix.lowercased() == "jpeg") { suffix = ext }
         if base.isEmpty { base = "image" }
+        // A Windows device name (CON, PRN, AUX, NUL, COM1–9, LPT1–9), with any extension, is
+        // not a file anywhere Windows reads the medium.
+        if let stem = base.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first,
+           Self.deviceNames.contains(stem.uppercased()) {
+            base = stem + "_" + base.dropFirst(stem.count)
+        }
         var candidate = suffix.isEmpty ? base : "\(base).\(suffix)"
         var n = 2
-        while used.contains(candidate.lowercased()) || Self.reserved.contains(candidate.lowercased()) {
+        while used.contains(Self.key(candidate)) || Self.reserved.contains(Self.key(candidate)) {
             candidate = suffix.isEmpty ? "\(base) (\(n))" : "\(base) (\(n)).\(suffix)"
             n += 1
         }
-        used.insert(candidate.lowercased())
+        used.insert(Self.key(candidate))
         return candidate
     }
+
+    /// A plain-ASCII name for `name` (transliterated: "été" → "ete", "東京" → "dong jing"; what
+    /// has no Latin form becomes "_"), claimed like any other, for a medium that refused `name`
+    /// (Debian's fusefat refuses every name that is not ASCII); nil when `name` is ASCII already.
+    mutating func plain(for name: String) -> String? {
+        guard !name.unicodeScalars.allSatisfy(\.isASCII) else { return nil }
+        let latin = name.applyingTransform(StringTransform(rawValue: "Any-Latin; Latin-ASCII"), reverse: false) ?? name
+        let ascii = String(String.UnicodeScalarView(latin.unicodeScalars.map { $0.isASCII ? $0 : "_" }))
+        return claim(ascii)
+    }
+
+    /// Windows' device names.
+    static let deviceNames: Set<String> = Set(["CON", "PRN", "AUX", "NUL"] + (1...9).flatMap { ["COM\($0)", "LPT\($0)"] })
 
     /// Names the export writes itself.
     static let reserved: Set<String> = ["manifest.json", "index.html", "thumbs", "previews"]
@@ -34,6 +60,7 @@ struct FileNames {
             switch scalar.value {
             case 0..<0x20, 0x7F, 0x80..<0xA0: out.append("_")         // control characters, newlines
             case 0x2F, 0x5C: out.append("_")                           // "/" and "\": no path components
+            case 0x3C, 0x3E, 0x3A, 0x22, 0x7C, 0x3F, 0x2A: out.append("_") // < > : " | ? *: Windows, exFAT, FAT
             case 0xFFFD: out.append("_")                               // invalid UTF-8 in the original
             default: out.unicodeScalars.append(scalar)
             }

@@ -138,7 +138,20 @@ extension Library {
                 && !["jpeg", "png"].contains(image.format)
             let jpg = ImageFormat.jpeg.fileExtension
             let ext: String? = options.format == .original ? (convertsOriginal ? jpg : nil) : (options.format == .png ? ImageFormat.png.fileExtension : jpg)
-            let name = names.claim(image.filename, extension: ext)
+            var name = names.claim(image.filename, extension: ext)
+            /// Writes the file under `name`; a medium that refuses the name (FAT through fusefat
+            /// refuses any name that is not ASCII) gets its plain-ASCII form, and `name` says which.
+            func writing(_ write: (String) throws -> Void) throws {
+                do {
+                    try write(name)
+                } catch let error as ExportError where error.refusesName {
+                    guard let plain = names.plain(for: name) else { throw error }
+                    try write(plain)
+                    manifest.warnings.append(.init(originalFilename: image.filename,
+                                                   reason: "\(image.filename): the destination refused the name '\(name)' (\(error.code.map(ExportError.reason) ?? "")); written as '\(plain)'"))
+                    name = plain
+                }
+            }
             var written = image.byteCount
             var width = image.width, height = image.height
             var original: Data?
@@ -149,14 +162,14 @@ extension Library {
                     let bytes = try blobs.readVerified(digest)
                     original = bytes
                     let stripped = try Imaging.strippingMetadata(bytes, limits: .default)
-                    try dest.write(name, stripped.data)
+                    try writing { try dest.write($0, stripped.data) }
                     let info = try Imaging.probe(stripped.data)
                     (written, width, height) = (stripped.data.count, info.width, info.height)
                     writtenFormat = stripped.format.rawValue
                     if let note = stripped.note { manifest.warnings.append(.init(originalFilename: image.filename, reason: "\(image.filename): \(note)")) }
                 } else if options.format == .original && options.maxSize == nil {
                     // Streamed; the hash is checked after the last chunk, before the file gets its name.
-                    try dest.write(name) { sink in try blobs.readVerified(digest, chunk: sink) }
+                    try writing { try dest.write($0) { sink in try blobs.readVerified(digest, chunk: sink) } }
                 } else {
                     let bytes = try blobs.readVerified(digest)
                     original = bytes
@@ -164,7 +177,7 @@ extension Library {
                     let keepFormat = options.format == .original ? (image.format == "png" ? Imaging.OutputFormat.png : output) : output
                     let data = try Imaging.reencode(bytes, as: keepFormat, maxSide: options.maxSize, keepMetadata: !options.stripMetadata)
                     let info = try Imaging.probe(data)
-                    try dest.write(name, data)
+                    try writing { try dest.write($0, data) }
                     (written, width, height) = (data.count, info.width, info.height)
                 }
             } catch let error as BlobStoreError where error.isDamage {

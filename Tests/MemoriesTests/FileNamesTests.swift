@@ -1,0 +1,27 @@
+import Foundation
+@testable import MemoriesKit
+import Testing
+
+/// Export names safe for any medium (RemovableMediaTests writes them to real exFAT and FAT32).
+@Suite struct FileNamesTests {
+    @Test func namesAreSafeForWindowsExFATAndFAT() {
+        var names = FileNames()
+        #expect(names.claim("a:b.jpg") == "a_b.jpg")
+        #expect(names.claim("say \"cheese\"? <now> | * .jpg") == "say _cheese__ _now_ _ _ .jpg")
+        #expect(names.claim("CON.jpg") == "CON_.jpg" && names.claim("lpt9.tar.gz") == "lpt9_.tar.gz" && names.claim("console.jpg") == "console.jpg")
+        #expect(names.claim("trailing. . ") == "trailing")
+        #expect(names.claim("Case.jpg") == "Case.jpg" && names.claim("case.JPG") == "case (2).JPG", "case ignored, as exFAT and FAT do")
+        #expect(names.claim("\u{E9}t\u{E9}.jpg") == "\u{E9}t\u{E9}.jpg" && names.claim("e\u{301}te\u{301}.jpg") == "e\u{301}te\u{301} (2).jpg",
+                "composed and decomposed forms are one name where normalization is ignored")
+    }
+
+    @Test func aPlainFormIsGivenForANameAMediumRefuses() {
+        var names = FileNames()
+        #expect(names.plain(for: "été.jpg") == "ete.jpg")
+        #expect(names.plain(for: "東京.jpg") == "dong jing.jpg")
+        #expect(names.plain(for: "Ærø ß.jpg") == "AEro ss.jpg")
+        #expect(names.plain(for: "😀.jpg") == "_.jpg")
+        #expect(names.plain(for: "plain.jpg") == nil, "an ASCII name has no other form")
+        #expect(names.plain(for: "ète.jpg") == "ete (2).jpg", "claimed like any other")
+    }
+}
