@@ -52,6 +52,11 @@ public final class Library {
     public init(directory: URL, readOnly: Bool = false, create: Bool = true, photoStoreMayBeMissing: Bool = false) throws {
         try Self.refuseTooLongPath(directory)
         self.directory = directory
+        // A folder that cannot be reached at all (its disk gone: ENOTCONN) is not a missing one.
+        var reached = stat()
+        if stat(directory.path, &reached) != 0 && errno != ENOENT && errno != ENOTDIR {
+            throw BlobStoreError.io(path: directory.path, operation: "reach", errno: errno)
+        }
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory)
         if exists, !isDirectory.boolValue { throw LibraryError.notADirectory(directory.path) }

@@ -124,6 +124,17 @@ func describe(_ error: Error) -> String {
     // (unplugged, unmounted, a FUSE file system whose daemon stopped) is said as such.
     var system = sqlite?.systemErrno ?? 0
     if case .io(_, _, let errno)? = error as? BlobStoreError { system = errno }
+    // A library on a file system that cannot hold one (exFAT and FAT have no hard links, which the
+    // photo store publishes with; fusefat cannot map SQLite's shared memory): said, with where to keep it.
+    if case .io(let path, "link", EPERM)? = error as? BlobStoreError {
+        return "the file system holding the library cannot make hard links (\(path)): exFAT, FAT and some FUSE file systems cannot, and the photo "
+            + "store needs them to keep each photo whole and once. Keep the library on a Linux file system (ext4, btrfs, xfs); "
+            + "what goes on a USB stick is an export (`memories export`). Nothing was stored."
+    }
+    if let sqlite, sqlite.code == SQLiteError.ioErrorShmOpen || sqlite.code == SQLiteError.ioErrorShmMap {
+        return "the file system holding the library cannot keep SQLite's shared-memory file beside the store (\(sqlite.message)): fusefat and some "
+            + "network file systems cannot. Keep the library on a Linux file system (ext4, btrfs, xfs). Nothing was changed."
+    }
     if [ENOTCONN, ECONNABORTED, ENODEV, ENXIO, ESHUTDOWN].contains(system) {
         return "the disk holding the library went away (\(String(cString: strerror(system)))): unplugged, unmounted, or its file system stopped. "
             + "What was committed before is intact; plug it in or mount it again and run the same command again."

@@ -136,4 +136,29 @@ struct RemovableMediaTests {
         #expect(exported.stderr.contains("the destination went away (Transport endpoint is not connected: unplugged or unmounted?)"), "\(exported.stderr)")
         #expect(exported.stderr.contains("Plug the disk in or mount it again, then export again into an empty folder."), "\(exported.stderr)")
     }
+
+    /// A library kept on a USB stick's file system, which cannot hold one, is said as such with
+    /// where to keep it: exFAT has no hard links, fusefat cannot map SQLite's shared memory. A
+    /// library whose medium went away is said as such too, not as "no library".
+    @Test func aLibraryOnAMediumThatCannotHoldOneIsSaidAsSuch() throws {
+        let box = Sandbox()
+        let paris = fixturePhotos.appendingPathComponent("Paris").path
+        for (kind, words) in [("exfat", "the file system holding the library cannot make hard links"),
+                              ("fat32", "the file system holding the library cannot keep SQLite's shared-memory file")] {
+            let mountPoint = box.url.appendingPathComponent("stick-\(kind)")
+            let unmount = try Self.medium(kind, in: box, at: mountPoint)
+            defer { unmount() }
+            let imported = try box.run(["--library", mountPoint.appendingPathComponent("library").path, "import", paris, "--title", "Paris"])
+            #expect(imported.status == 1)
+            #expect(imported.stderr.contains(words) && imported.stderr.contains("Keep the library on a Linux file system (ext4, btrfs, xfs)"),
+                    "\(kind): \(imported.stderr)")
+            if kind == "fat32" {
+                _ = try Self.tool("/usr/bin/pkill", ["-KILL", "-f", "fusefat.*\(box.url.path)"])
+                usleep(200_000)
+                let listed = try box.run(["--library", mountPoint.appendingPathComponent("library").path, "list"])
+                #expect(listed.status == 1 && listed.stderr.contains("the disk holding the library went away (Transport endpoint is not connected)"),
+                        "\(listed.stderr)")
+            }
+        }
+    }
 }

@@ -44,6 +44,9 @@ public struct SQLiteError: Error, CustomStringConvertible {
     public static let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
     /// SQLITE_IOERR_SHMSIZE: the -shm file could not grow (the disk is full).
     public static let ioErrorShmSize = SQLITE_IOERR | (19 << 8)
+    /// SQLITE_IOERR_SHMOPEN and SQLITE_IOERR_SHMMAP: the write-ahead log's shared-memory file
+    /// cannot be opened or mapped (a file system that cannot, such as fusefat or some network ones).
+    public static let ioErrorShmOpen = SQLITE_IOERR | (18 << 8), ioErrorShmMap = SQLITE_IOERR | (21 << 8)
 
     /// `SQLite error CODE: message (in SQL)`.
     public var description: String {
