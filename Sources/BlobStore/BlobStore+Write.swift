@@ -38,6 +38,13 @@ extension BlobStore {
         let path = "\(tmpPath)/\(UUID().uuidString).part"
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, Privacy.fileMode)
         try check(fd, "create", path)
+        do {
+            try Privacy.setFileMode(fd, path)
+        } catch {
+            close(fd)
+            unlink(path)
+            throw error
+        }
         CrashPoint.reach(.tempCreated)
         return (fd, path)
     }

@@ -116,6 +116,7 @@ public final class BlobStore: @unchecked Sendable {
         try check(fd, "create", temporary)
         var open = true
         do {
+            try Privacy.setFileMode(fd, temporary)
             try data.withUnsafeBytes { try writeAll(fd, $0, temporary) }
             try check(fsync(fd), "fsync", temporary)
             close(fd)

@@ -16,6 +16,8 @@ public final class FileLock {
         self.path = path
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, Privacy.fileMode)
         try check(fd, "open lock", path)
+        // Exactly 0600 whatever the umask (a lock of another user's is left as it is).
+        _ = fchmod(fd, Privacy.fileMode)
         let operation = (mode == .shared ? LOCK_SH : LOCK_EX)
         let deadline = Date().addingTimeInterval(timeout)
         while flock(fd, operation | LOCK_NB) != 0 {

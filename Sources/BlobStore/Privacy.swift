@@ -4,6 +4,10 @@ import Foundation
 /// ssh, gpg and restic keep theirs, whatever the umask. A store holds people's photos, their
 /// places and their notes. (Copies out of a store, `export(_:to:)`, are the caller's files: they
 /// follow the umask.)
+///
+/// "Whatever the umask" both ways: a folder or file is made and then set to exactly 0700 or 0600
+/// through its own descriptor, so a umask of 077 does not widen it and one of 0277 (which would
+/// leave a folder its owner cannot enter) does not narrow it.
 public enum Privacy {
     /// A folder's mode: 0700.
     public static let folderMode: mode_t = 0o700
@@ -12,13 +16,25 @@ public enum Privacy {
     /// The bits that let others in: a folder or file with any of them is not private.
     public static let othersBits: mode_t = 0o077
 
-    /// Makes a folder only its owner can open (mkdir's mode is narrowed by the umask, never
-    /// widened, so nothing else is needed); false when it existed already.
+    /// Makes a folder only its owner can open, mode exactly 0700; false when it existed already
+    /// (left as it is).
     @discardableResult
     public static func makeFolder(_ path: String) throws -> Bool {
-        if mkdir(path, folderMode) == 0 { return true }
-        if errno == EEXIST { return false }
-        throw BlobStoreError.io(path: path, operation: "mkdir", errno: errno)
+        guard mkdir(path, folderMode) == 0 else {
+            if errno == EEXIST { return false }
+            throw BlobStoreError.io(path: path, operation: "mkdir", errno: errno)
+        }
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw BlobStoreError.io(path: path, operation: "open", errno: errno) }
+        defer { close(fd) }
+        guard fchmod(fd, folderMode) == 0 else { throw BlobStoreError.io(path: path, operation: "chmod", errno: errno) }
+        return true
+    }
+
+    /// Sets a file just created through `fd` to exactly 0600 (the umask narrowed, or would have
+    /// widened, the mode it was made with).
+    public static func setFileMode(_ fd: Int32, _ path: String) throws {
+        guard fchmod(fd, fileMode) == 0 else { throw BlobStoreError.io(path: path, operation: "chmod", errno: errno) }
     }
 
     /// Makes `path` and every missing folder above it, each new one only its owner may open (the
@@ -36,5 +52,69 @@ public enum Privacy {
         for folder in missing.reversed() { try makeFolder(folder) }
         if missing.isEmpty { try makeFolder(path) }
         return !missing.isEmpty
+    }
+
+    /// What `tighten` did.
+    public struct Tightening {
+        /// Folders and files whose mode was changed.
+        public var changed = 0
+        /// The first entry that could not be changed, and why (errno).
+        public var failure: (path: String, errno: Int32)?
+    }
+
+    /// Sets every folder under `path` (itself included) to 0700 and every file to 0600, where it
+    /// is not so already and belongs to this user. The walk goes through open descriptors only
+    /// (openat with O_NOFOLLOW, fstat and fchmod on what was opened): a symbolic link is never
+    /// followed, and a name swapped for a link between two steps leads nowhere, so nothing outside
+    /// the folder is ever changed. Entries that are neither folders nor files are left.
+    public static func tighten(_ path: String) -> Tightening {
+        var result = Tightening()
+        let top = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard top >= 0 else {
+            result.failure = (path, errno)
+            return result
+        }
+        walk(top, shown: path, into: &result)
+        return result
+    }
+
+    /// Tightens the folder open at `fd` (which this call closes) and what is in it.
+    private static func walk(_ fd: Int32, shown: String, into result: inout Tightening) {
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_uid == geteuid() else { return }
+        if info.st_mode & 0o777 != folderMode {
+            if fchmod(fd, folderMode) == 0 { result.changed += 1 } else if result.failure == nil { result.failure = (shown, errno) }
+        }
+        // The listing reads its own descriptor: `fd` stays for the openat calls.
+        let listing = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard listing >= 0, let dir = fdopendir(listing) else {
+            if listing >= 0 { close(listing) }
+            return
+        }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if name == "." || name == ".." { continue }
+            // O_NONBLOCK: a FIFO planted here does not block the open; O_NOFOLLOW: a link fails.
+            let child = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard child >= 0 else { continue }
+            var childInfo = stat()
+            guard fstat(child, &childInfo) == 0 else {
+                close(child)
+                continue
+            }
+            switch childInfo.st_mode & S_IFMT {
+            case S_IFDIR:
+                walk(child, shown: shown + "/" + name, into: &result)
+            case S_IFREG:
+                if childInfo.st_uid == geteuid() && childInfo.st_mode & 0o777 != fileMode {
+                    if fchmod(child, fileMode) == 0 { result.changed += 1 } else if result.failure == nil { result.failure = (shown + "/" + name, errno) }
+                }
+                close(child)
+            default:
+                close(child)
+            }
+        }
     }
 }

@@ -57,6 +57,8 @@ public final class Library {
         if stat(directory.path, &reached) != 0 && errno != ENOENT && errno != ENOTDIR {
             throw BlobStoreError.io(path: directory.path, operation: "reach", errno: errno)
         }
+        // Before anything is made in it: another user's folder or store would be theirs to read.
+        if !readOnly { try Self.refuseOtherOwners(directory) }
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory)
         if exists, !isDirectory.boolValue { throw LibraryError.notADirectory(directory.path) }
@@ -121,6 +123,7 @@ public final class Library {
     /// library's photos is refused when the new library opens (its identity is not the owner's).
     public static func create(directory: URL, blobs: BlobSettings?) throws -> Library {
         try refuseTooLongPath(directory)
+        try refuseOtherOwners(directory)
         try Privacy.makeFolders(directory.path)
         // Every init holds the folder's lock (flock on the folder itself) to its end, so two inits
         // never both take up an unfinished store.

@@ -32,6 +32,9 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case blobsAlreadyThere(String)
     /// The place photos would move to belongs to another library: where, and its owner.
     case bucketOfAnotherLibrary(String, String)
+    /// A writing open of a library whose folder or store belongs to another user: the path, that
+    /// user's name and uid.
+    case ownedByAnother(String, owner: String, uid: Int)
     /// The library's folder is too deep for this system's paths: its path and length in bytes.
     case pathTooLong(String, bytes: Int)
     /// A batch of an import could not be stored in the bucket: the photo the service failed on
@@ -85,6 +88,10 @@ public enum LibraryError: Error, Equatable, LocalizedError {
                 + "make it reachable again, or remove the link to start a new library there; nothing was changed"
         case .storeNotAFile(let path, let kind):
             return "\(path) is a \(kind), not a library's store file: move it away (a library's store is a file); nothing was changed"
+        case .ownedByAnother(let path, let owner, let uid):
+            return "\(path) belongs to \(owner) (uid \(uid)), not to you: they could read the photos, places and notes you put in this "
+                + "library, or change them, whatever its modes. Nothing was written. Keep your library in a folder of your own "
+                + "(--library), or, if it is yours, give it back to you (chown -R)"
         case .pathTooLong(let path, let bytes):
             return "the library's folder \(path.count > 120 ? String(path.prefix(60)) + "…" + String(path.suffix(40)) : path) is \(bytes) bytes long: "
                 + "too long for this system: SQLite opens a store only within \(Library.longestPath) bytes of path, its journal's name "

@@ -80,11 +80,63 @@ import Testing
 
         let edited = try box.run("edit", "Rome", "--notes", "n")
         #expect(edited.status == 0, "\(edited.stderr)")
-        #expect(edited.stderr.contains("the library at \(box.library.path) could be read by other users (\(box.library.path): mode 755); it is private now: only you can read it (folders 0700, files 0600)"), "\(edited.stderr)")
+        #expect(edited.stderr.contains("the library at \(box.library.path) was not private (\(box.library.path): mode 755); it is now: only you can read it (folders 0700, files 0600)"), "\(edited.stderr)")
         for (path, mode) in modes(under: box.library) {
             #expect(mode & 0o077 == 0, "\(path) is \(String(mode, radix: 8))")
         }
         let again = try box.run("edit", "Rome", "--notes", "m")
         #expect(again.status == 0 && again.stderr.isEmpty, "said once: \(again.stderr)")
+    }
+
+    /// A umask that takes the owner's own bits (0277: folders 0500, files 0400) does not make a
+    /// library its owner cannot use: modes are set exactly, through the descriptor.
+    @Test func aUmaskThatShutsTheOwnerOutChangesNothing() throws {
+        let box = Sandbox()
+        for mask in ["0277", "0177", "0777"] {
+            let result = try run(box.library, umask: mask, ["import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome"])
+            #expect(result.status == 0, "umask \(mask): \(result.stderr)")
+        }
+        #expect(try run(box.library, umask: "022", ["import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris"]).status == 0)
+        for (path, mode) in modes(under: box.library) {
+            var status = stat()
+            _ = lstat(box.library.appendingPathComponent(path).path, &status)
+            #expect(mode == ((status.st_mode & S_IFMT) == S_IFDIR ? 0o700 : 0o600), "\(path) is \(String(mode, radix: 8))")
+        }
+        #expect(try box.run("verify").status == 0)
+    }
+
+    /// A library folder (or store) that another user owns is refused for writing, before anything
+    /// is written there: that user could read all of it. The tightening walk never follows a link
+    /// out of the library.
+    @Test(.enabled(if: getuid() == 0, "needs root to give a folder to another user"))
+    func anotherUsersFolderIsRefusedAndTighteningStaysInside() throws {
+        let box = Sandbox()
+        let theirs = box.url.appendingPathComponent("theirs")
+        try FileManager.default.createDirectory(at: theirs, withIntermediateDirectories: true)
+        chmod(theirs.path, 0o777)
+        chown(theirs.path, 65534, 65534)  // nobody
+        let refused = try box.run(["--library", theirs.path, "import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Secret"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("\(theirs.path) belongs to nobody (uid 65534), not to you: they could read the photos, places and notes"), "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: theirs.path).isEmpty, "nothing was written there")
+        // A store another user made in a folder of one's own: refused too.
+        let mine = box.url.appendingPathComponent("mine")
+        try FileManager.default.createDirectory(at: mine, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: mine.appendingPathComponent("library.store").path, contents: nil)
+        chown(mine.appendingPathComponent("library.store").path, 65534, 65534)
+        let planted = try box.run(["--library", mine.path, "import", fixturePhotos.appendingPathComponent("Paris").path])
+        #expect(planted.status == 1 && planted.stderr.contains("library.store belongs to nobody"), "\(planted.stderr)")
+        // The walk that tightens a library does not follow a link planted in it.
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris").status == 0)
+        let outside = box.url.appendingPathComponent("outside.txt")
+        _ = FileManager.default.createFile(atPath: outside.path, contents: Data("mine".utf8))
+        chmod(outside.path, 0o644)
+        try FileManager.default.createSymbolicLink(at: box.library.appendingPathComponent(".library_SUPPORT/link"), withDestinationURL: outside)
+        try FileManager.default.createSymbolicLink(at: box.library.appendingPathComponent(".library_SUPPORT/linked-folder"), withDestinationURL: box.url)
+        chmod(box.library.path, 0o755)
+        let edited = try box.run("edit", "Paris", "--notes", "x")
+        #expect(edited.status == 0 && edited.stderr.contains("it is now: only you can read it"), "\(edited.stderr)")
+        var info = stat()
+        #expect(stat(outside.path, &info) == 0 && info.st_mode & 0o777 == 0o644, "the file a link names is left as it was")
     }
 }
