@@ -76,6 +76,9 @@ extension BlobStore {
         //    are trashed blobs: anything else there is left as it is, and said.
         var trashed: [(digest: BlobDigest, info: stat)] = []
         var trashAfter = TrashSummary()
+        // Nothing goes into, or is deleted from, a trash that could not be listed (a link put in
+        // its place leads outside the store).
+        var trashUsable = true
         do {
             try forEachEntry(in: trashPath) { path, _ in
                 let name = path[path.index(after: path.lastIndex(of: "/")!)...]
@@ -102,11 +105,16 @@ extension BlobStore {
             }
         } catch let error as BlobStoreError {
             report.failures.append(Self.unreadable(error, what: "the trash"))
+            trashUsable = false
         }
         do {
             try forEachEntry(in: tmpPath) { path, _ in
                 var info = stat()
                 guard lstat(path, &info) == 0, mtime(info) < cutoff else { return }
+                guard (info.st_mode & S_IFMT) == S_IFREG else {
+                    report.warnings.append("\(path) is not a file, so it is not a partial write: left as it is")
+                    return
+                }
                 if !dryRun && unlink(path) != 0 {
                     report.failures.append("the partial write \(path) could not be removed (\(String(cString: strerror(errno))))")
                     return
@@ -119,6 +127,7 @@ extension BlobStore {
         // 2. Orphans to the trash: only from folders that could be read (a folder that cannot is
         //    a failure, and nothing in it is decided).
         var candidates: [(digest: BlobDigest, size: Int64)] = []
+        var unreachable = Set<String>()
         do {
             try forEachBlobEntry(unreadable: { folder, code in
                 report.failures.append(Self.unreadable(.io(path: folder, operation: "opendir", errno: code), what: "a folder of photos"))
@@ -126,7 +135,13 @@ extension BlobStore {
                 // Referenced blobs are never even stat'ed: the common case costs one set lookup.
                 guard let digest, !keep.contains(digest) else { return }  // stray files are reported by verify, never removed
                 var info = stat()
-                guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+                guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    // Listed but not reachable (a fan-out folder its owner cannot enter): said, not skipped in silence.
+                    if errno != ENOENT, case let path = "\(blobsPath)/\(digest.prefix)", unreachable.insert(path).inserted {
+                        report.failures.append(Self.unreadable(.io(path: path, operation: "opendir", errno: errno), what: "a folder of photos"))
+                    }
+                    return
+                }
                 guard mtime(info) < cutoff else {
                     report.keptYoung += 1
                     return
@@ -137,7 +152,11 @@ extension BlobStore {
             report.failures.append(Self.unreadable(error, what: "the folder of photos"))
         }
         var moved: [BlobDigest] = []
-        for candidate in candidates {
+        // An unused blob whose digest the trash holds already (an import killed after storing
+        // photos that were in the trash) replaces the trashed copy: the trash does not grow, and
+        // what was just moved is not deleted in the same run (it waits out its own grace period).
+        let trashedSizes = Dictionary(trashed.map { ($0.digest, Int64($0.info.st_size)) }, uniquingKeysWith: { a, _ in a })
+        for candidate in candidates where trashUsable {
             do {
                 if !dryRun { try moveToTrash(candidate.digest) }
             } catch let error as BlobStoreError {
@@ -147,13 +166,27 @@ extension BlobStore {
             moved.append(candidate.digest)
             report.orphanBlobs += 1
             report.orphanBytes += candidate.size
-            trashAfter.count += 1
+            if let replaced = trashedSizes[candidate.digest] {
+                trashAfter.bytes -= replaced
+            } else {
+                trashAfter.count += 1
+            }
             trashAfter.bytes += candidate.size
         }
+        let justMoved = Set(moved)
         report.orphans = moved.sorted()
-        // 3. Past the trash's grace period: gone for good. Counted only once gone.
+        // 3. Past the trash's grace period: gone for good. Counted only once gone. A time of removal
+        //    before any store of this kind existed (a machine that booted with its clock in 1970,
+        //    a clock set back) says nothing: the blob's time is set to now instead, and it waits
+        //    the whole grace period from here.
         let trashCutoff = now - trashGracePeriod
-        for (digest, info) in trashed {
+        for (digest, info) in trashed where !justMoved.contains(digest) {
+            if mtime(info) < Self.earliestPlausibleTime && !pruneNow {
+                if !dryRun { utimensat(AT_FDCWD, trashPath(for: digest), nil, 0) }
+                report.warnings.append("\(digest.hex) was put in the trash at a time when the clock was wrong (\(Date(timeIntervalSince1970: mtime(info)))); "
+                                       + "it is kept \(Int(trashGracePeriod / 86400)) days from now")
+                continue
+            }
             guard pruneNow || mtime(info) < trashCutoff else { continue }
             if !dryRun && unlink(trashPath(for: digest)) != 0 && errno != ENOENT {
                 report.failures.append("\(trashPath(for: digest)) could not be deleted from the trash (\(String(cString: strerror(errno))))")
@@ -174,6 +207,10 @@ extension BlobStore {
     /// nothing in it was decided.
     static func unreadable(_ error: BlobStoreError, what: String, so: String = "nothing in it was looked at, moved or removed") -> String {
         guard case .io(let path, _, let code) = error else { return "\(what) could not be read (\(error.localizedDescription)); \(so)" }
+        if code == ELOOP || code == ENOTDIR {
+            return "\(what) \(path) is a symbolic link or not a folder, and is not followed: \(so); "
+                + "put the folder itself back in its place (the store makes it a folder) and run the same command again"
+        }
         return "\(what) \(path) cannot be read (\(String(cString: strerror(code)))): \(so); "
             + "make it readable by you again (chmod u+rwx \(path)) and run the same command again"
     }
@@ -206,15 +243,20 @@ extension BlobStore {
     /// path and errno) and the walk goes on; the top folder that cannot be opened throws.
     func forEachBlobEntry(unreadable: (String, Int32) -> Void = { _, _ in },
                           _ body: (BlobDigest?, Int32, UnsafePointer<CChar>) throws -> Void) throws {
-        guard let top = opendir(blobsPath) else { throw BlobStoreError.io(path: blobsPath, operation: "opendir", errno: errno) }
+        guard let top = Self.openFolder(blobsPath) else { throw BlobStoreError.io(path: blobsPath, operation: "opendir", errno: errno) }
         defer { closedir(top) }
         while let entry = readdir(top) {
             let folderName = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             guard folderName.utf8.count == 2, BlobDigest(exactHex: folderName + String(repeating: "0", count: 62)) != nil else { continue }
-            let fd = openat(dirfd(top), folderName, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            // A link in place of a fan-out folder is not followed (ELOOP: named as unreadable).
+            let fd = openat(dirfd(top), folderName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard fd >= 0 else {
-                // Not a folder (a stray file of two hex digits) is verify's to report; anything else could not be read.
-                if errno != ENOTDIR { unreadable("\(blobsPath)/\(folderName)", errno) }
+                // A stray file of two hex digits is verify's to report; a link, or anything that
+                // could not be opened, is said.
+                let code = errno
+                var entry = stat()
+                let link = fstatat(dirfd(top), folderName, &entry, AT_SYMLINK_NOFOLLOW) == 0 && (entry.st_mode & S_IFMT) == S_IFLNK
+                if code != ENOTDIR || link { unreadable("\(blobsPath)/\(folderName)", link ? ELOOP : code) }
                 continue
             }
             guard let folder = fdopendir(fd) else {
@@ -249,7 +291,7 @@ extension BlobStore {
     /// Every entry directly in `directory`, with its `d_type` (no stat). A folder that cannot be
     /// opened, or read to its end, throws `.io` with the operation "opendir" or "readdir".
     func forEachEntry(in directory: String, _ body: (String, UInt8) throws -> Void) throws {
-        guard let dir = opendir(directory) else { throw BlobStoreError.io(path: directory, operation: "opendir", errno: errno) }
+        guard let dir = Self.openFolder(directory) else { throw BlobStoreError.io(path: directory, operation: "opendir", errno: errno) }
         defer { closedir(dir) }
         while true {
             errno = 0
@@ -264,6 +306,21 @@ extension BlobStore {
         }
     }
 
+    /// Opens a folder of the store for listing, never through a symbolic link: a link in place of
+    /// `sha256`, `trash` or `tmp` (which the store makes as folders) leads outside the store, and
+    /// nothing there is the store's to move or delete. nil with errno set (ELOOP for a link).
+    static func openFolder(_ path: String) -> OpaquePointer? {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        guard let dir = fdopendir(fd) else {
+            let code = errno
+            close(fd)
+            errno = code
+            return nil
+        }
+        return dir
+    }
+
     func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
@@ -272,4 +329,7 @@ extension BlobStore {
     func mtime(_ info: stat) -> TimeInterval {
         TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9
     }
+
+    /// 2026-01-01T00:00:00Z: no store of this kind trashed anything before it.
+    static let earliestPlausibleTime: TimeInterval = 1_767_225_600
 }

@@ -23,6 +23,11 @@ extension BlobStore {
             throw BlobStoreError.io(path: path, operation: "touch", errno: errno)
         }
         try Privacy.makeFolder(trashPath)
+        // Only into the store's own folder: a link put in its place leads outside the store.
+        var trash = stat()
+        guard lstat(trashPath, &trash) == 0, (trash.st_mode & S_IFMT) == S_IFDIR else {
+            throw BlobStoreError.io(path: trashPath, operation: "move to trash (not a folder)", errno: ELOOP)
+        }
         if rename(path, trashPath(for: digest)) != 0 && errno != ENOENT {
             throw BlobStoreError.io(path: path, operation: "move to trash", errno: errno)
         }

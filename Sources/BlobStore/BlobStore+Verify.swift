@@ -113,15 +113,23 @@ extension BlobStore {
             let digest = toCheck[i]
             var size: Int64 = 0
             var corrupt = false
+            var unreadable: String?
             do {
                 try read(digest, verify: true) { size += Int64($0.count) }
             } catch BlobStoreError.corrupt {
                 corrupt = true
             } catch BlobStoreError.missing {
                 return  // removed since the listing: by then nothing referenced it
+            } catch let error as BlobStoreError {
+                // Listed but not readable (a folder its owner cannot enter, a file of mode 0): said, not a stop.
+                unreadable = "\(path(for: digest)) cannot be read (\(error.localizedDescription)): it was not checked"
             }
             results.lock()
             defer { results.unlock() }
+            if let unreadable {
+                report.unreadable.append(unreadable)
+                return
+            }
             if corrupt { report.corrupt.append(digest) }
             report.checked += 1
             report.bytesChecked += size

@@ -1,4 +1,4 @@
-import BlobStore
+@testable import BlobStore
 import Foundation
 import Testing
 
@@ -119,5 +119,91 @@ import Testing
         chmod(folder.path, 0o700)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == held, "nothing in it was moved")
         #expect(try box.run("verify").status == 0)
+    }
+
+    /// Files named like photos, `days` old, in a folder outside the library.
+    func outsideFiles(_ box: Sandbox, days: Int, prefix: String? = nil) throws -> (URL, [String]) {
+        let outside = box.url.appendingPathComponent("outside-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        var names: [String] = []
+        var i = 0
+        while names.count < 3 {
+            let data = Data("not the library's \(i)".utf8)
+            i += 1
+            let hex = SHA256.digest(data).hex
+            if let prefix, !hex.hasPrefix(prefix) { continue }
+            try data.write(to: outside.appendingPathComponent(hex))
+            var old = [timespec(tv_sec: time(nil) - days * 86400, tv_nsec: 0), timespec(tv_sec: time(nil) - days * 86400, tv_nsec: 0)]
+            _ = utimensat(AT_FDCWD, outside.appendingPathComponent(hex).path, &old, 0)
+            names.append(hex)
+        }
+        return (outside, names)
+    }
+
+    /// The trash, or a fan-out folder, replaced by a link to a folder outside the library: never
+    /// followed; gc names it and exits 1, and the files there stay where they are.
+    @Test func aLinkInPlaceOfTheTrashOrAFolderOfPhotosIsNotFollowed() throws {
+        let (box, _) = try state()
+        let support = box.library.appendingPathComponent(".library_SUPPORT")
+        let (outside, names) = try outsideFiles(box, days: 30)
+        try FileManager.default.moveItem(at: support.appendingPathComponent("trash"), to: box.url.appendingPathComponent("old-trash"))
+        try FileManager.default.createSymbolicLink(at: support.appendingPathComponent("trash"), withDestinationURL: outside)
+        let gc = try box.run("gc", "--prune-now")
+        #expect(gc.status == 1)
+        #expect(gc.stderr.contains("the trash \(support.path)/trash is a symbolic link or not a folder, and is not followed"), "\(gc.stderr)")
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: outside.path)) == Set(names), "nothing deleted outside")
+
+        let box2 = try state().0
+        let support2 = box2.library.appendingPathComponent(".library_SUPPORT")
+        let (elsewhere, unused) = try outsideFiles(box2, days: 1, prefix: "ee")
+        try? FileManager.default.removeItem(at: support2.appendingPathComponent("sha256/ee"))
+        try FileManager.default.createSymbolicLink(at: support2.appendingPathComponent("sha256/ee"), withDestinationURL: elsewhere)
+        let sweep = try box2.run("gc")
+        #expect(sweep.status == 1)
+        #expect(sweep.stderr.contains("a folder of photos \(support2.path)/sha256/ee is a symbolic link or not a folder, and is not followed"), "\(sweep.stderr)")
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path)) == Set(unused), "nothing moved from outside")
+    }
+
+    /// An unused photo both stored and already in the trash (an import killed after storing
+    /// photos that were in the trash): moved there once, not deleted in the same run, and the
+    /// dry run predicts it.
+    @Test func anUnusedPhotoAlsoInTheTrashIsNotDeletedTheRunItIsMoved() throws {
+        let (box, store) = try state()
+        let data = Data("stored and trashed".utf8)
+        let digest = try store.put(data).digest
+        let copy = box.url.appendingPathComponent("copy")
+        try data.write(to: copy)
+        try FileManager.default.copyItem(at: copy, to: URL(fileURLWithPath: store.trashPath(for: digest)))
+        var old = [timespec(tv_sec: time(nil) - 10 * 86400, tv_nsec: 0), timespec(tv_sec: time(nil) - 10 * 86400, tv_nsec: 0)]
+        _ = utimensat(AT_FDCWD, store.trashPath(for: digest), &old, 0)
+        let predicted = try box.run("gc", "-n", "--json").json(GCJSON.self)
+        let done = try box.run("gc", "--json").json(GCJSON.self)
+        #expect(predicted.trashBlobs == done.trashBlobs && predicted.prunedBlobs == done.prunedBlobs && predicted.trashBytes == done.trashBytes,
+                "predicted \(predicted), did \(done)")
+        #expect(store.trashContains(digest), "moved to the trash, and waiting there")
+    }
+
+    /// A folder in the folder of partial writes is not a partial write; a trashed file whose time
+    /// of removal is before any store existed (a clock in 1970) waits the grace period from now.
+    @Test func aFolderInTmpAndATrashTimeFromABrokenClockAreLeft() throws {
+        let (box, store) = try state()
+        let tmp = box.library.appendingPathComponent(".library_SUPPORT/tmp/left-folder")
+        try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+        var old = [timespec(tv_sec: time(nil) - 2 * 86400, tv_nsec: 0), timespec(tv_sec: time(nil) - 2 * 86400, tv_nsec: 0)]
+        _ = utimensat(AT_FDCWD, tmp.path, &old, 0)
+        let paris = try #require(try FileManager.default.contentsOfDirectory(atPath: box.library.appendingPathComponent(".library_SUPPORT/trash").path)
+            .compactMap { BlobDigest(hex: $0) }.first { store.trashContains($0) })
+        var epoch = [timespec(tv_sec: 86400, tv_nsec: 0), timespec(tv_sec: 86400, tv_nsec: 0)]
+        _ = utimensat(AT_FDCWD, store.trashPath(for: paris), &epoch, 0)
+        let predicted = try box.run("gc", "-n", "--json")
+        let done = try box.run("gc", "--json")
+        #expect(predicted.status == 0 && done.status == 0, "\(done.stderr)")
+        let (p, d) = (try predicted.json(GCJSON.self), try done.json(GCJSON.self))
+        #expect(p.tempFilesRemoved == 0 && d.tempFilesRemoved == 0 && FileManager.default.fileExists(atPath: tmp.path))
+        #expect(d.warnings?.contains { $0.contains("is not a file, so it is not a partial write") } == true, "\(d.warnings ?? [])")
+        #expect(d.warnings?.contains { $0.hasPrefix("\(paris.hex) was put in the trash at a time when the clock was wrong") } == true, "\(d.warnings ?? [])")
+        #expect(store.trashContains(paris) && d.prunedBlobs == 0)
+        var info = stat()
+        #expect(stat(store.trashPath(for: paris), &info) == 0 && info.st_mtim.tv_sec > time(nil) - 60, "its time is now")
     }
 }
