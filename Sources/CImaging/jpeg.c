@@ -28,7 +28,10 @@ static void on_error(j_common_ptr cinfo) {
 static void on_message(j_common_ptr cinfo, int msg_level) {
     error_mgr *err = (error_mgr *)cinfo->err;
     if (msg_level != -1) return;
-    if (cinfo->err->msg_code == JWRN_EXTRANEOUS_DATA) return;
+    if (cinfo->err->msg_code == JWRN_EXTRANEOUS_DATA) {
+        err->result->extraneous += cinfo->err->msg_parm.i[0];
+        return;
+    }
     if (err->result->warnings == 0) {
         char buffer[JMSG_LENGTH_MAX];
         (*cinfo->err->format_message)(cinfo, buffer);
@@ -56,6 +59,7 @@ static void setup_errors(j_common_ptr cinfo, error_mgr *err, img_result *result)
     err->too_large = 0;
     result->status = IMG_OK;
     result->warnings = 0;
+    result->extraneous = 0;
     result->message[0] = 0;
 }
 

@@ -1,3 +1,4 @@
+import CImaging
 import Foundation
 
 extension Imaging {
@@ -32,21 +33,45 @@ extension Imaging {
         let info = try probe(data)
         switch info.format {
         case .jpeg, .png:
+            func reencoded(_ why: String) throws -> Stripped {
+                let output: OutputFormat = info.format == .jpeg ? .jpeg(quality: quality) : .png
+                let copy = try reencode(data, as: output, keepMetadata: false, limits: limits)
+                return Stripped(data: copy, format: info.format,
+                                note: "re-encoded to remove its metadata: its \(info.format == .jpeg ? "segments" : "chunks") could not be copied exactly (\(why))")
+            }
+            // Bytes libjpeg skips as not image data (after a scan's data, before a marker) would be
+            // copied with the scan by a walk that cannot tell them from it: anything may be there.
+            if info.format == .jpeg, case let skipped = try extraneousBytes(data, limits: limits), skipped > 0 {
+                return try reencoded("\(skipped) bytes outside its image data, which could hold anything")
+            }
             do {
                 let stripped = info.format == .jpeg ? try strippedJPEG(data, orientation: info.exif.orientation)
                                                     : try strippedPNG(data, orientation: info.exif.orientation)
                 return Stripped(data: stripped, format: info.format)
             } catch let error as ImageError {
-                let output: OutputFormat = info.format == .jpeg ? .jpeg(quality: quality) : .png
-                let copy = try reencode(data, as: output, keepMetadata: false, limits: limits)
-                return Stripped(data: copy, format: info.format,
-                                note: "re-encoded to remove its metadata: its \(info.format == .jpeg ? "segments" : "chunks") could not be copied exactly (\(error.reason))")
+                return try reencoded(error.reason)
             }
         case .heic, .avif, .webp:
             let jpeg = try reencode(data, as: .jpeg(quality: quality), keepMetadata: false, limits: limits)
             return Stripped(data: jpeg, format: .jpeg,
                             note: "converted from \(info.format.displayName) to JPEG to remove its metadata (no lossless way here)")
         }
+    }
+
+    /// How many bytes of a JPEG libjpeg skips as not image data, read by a decode at 1/8 scale
+    /// (every scan is still entropy-decoded).
+    static func extraneousBytes(_ data: Data, limits: ImageLimits) throws -> Int {
+        var info = img_info()
+        var result = img_result()
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0, height: Int32 = 0
+        var cLimits = limits.c
+        let status = data.withUnsafeBytes { raw in
+            img_jpeg_decode(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, 8, &cLimits, &info, &pixels, &width, &height, &result)
+        }
+        img_free(pixels)
+        try check(status, result, .jpeg)
+        return Int(result.extraneous)
     }
 
     /// "Exif\0\0" and a big-endian TIFF block holding one tag: the orientation.

@@ -11,7 +11,7 @@ import Foundation
 enum Gallery {
     static func html(_ manifest: ExportManifest, sectionsFrom: Int = 30) -> String {
         let title = escape(manifest.memory.title)
-        let date = escape(String(manifest.memory.date.prefix(10)))
+        let date = manifest.memory.date.map { escape(String($0.prefix(10))) + " · " } ?? ""
         var days: [(String, [(Int, ExportManifest.File)])] = []
         for (index, file) in manifest.files.enumerated() {
             let day = file.takenAt.map { String($0.prefix(10)) } ?? "undated"
@@ -60,7 +60,7 @@ enum Gallery {
         </head>
         <body>
         <h1>\(title)</h1>
-        <div class="date">\(date) · \(manifest.files.count) photo\(manifest.files.count == 1 ? "" : "s")</div>
+        <div class="date">\(date)\(manifest.files.count) photo\(manifest.files.count == 1 ? "" : "s")</div>
         <p class="notes">\(escape(manifest.memory.notes))</p>
         <main>
         \(sections)

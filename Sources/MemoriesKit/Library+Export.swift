@@ -80,8 +80,9 @@ extension MemoryDetail {
         public var id: String
         /// Its title.
         public var title: String
-        /// Its date, ISO 8601 in the user's time zone.
-        public var date: String
+        /// Its date, ISO 8601 in the user's time zone; absent with `--strip-metadata` (it is most
+        /// often its first photo's capture time).
+        public var date: String?
         /// Its notes.
         public var notes: String
     }
@@ -111,7 +112,8 @@ extension Library {
         var names = FileNames()
         var thumbNames = FileNames()
         var manifest = ExportManifest(
-            memory: .init(id: memory.id.uuidString.lowercased(), title: memory.title, date: Display.iso(memory.date), notes: memory.notes),
+            memory: .init(id: memory.id.uuidString.lowercased(), title: memory.title,
+                          date: options.stripMetadata ? nil : Display.iso(memory.date), notes: memory.notes),
             exportedAt: Display.iso(Date()), format: options.format.rawValue, files: [], failed: [], warnings: [])
         let all = images(of: memory)
         // A bucket's object is called damaged only once two downloads agreed on its wrong bytes.

@@ -173,4 +173,29 @@ struct ManifestJSON: Decodable {
             }
         }
     }
+
+    /// Bytes hidden after a scan's data, before the end-of-image marker (libjpeg skips them as
+    /// "extraneous": the file imports) went out with the scan, copied as it is; the memory's date,
+    /// its first photo's capture time, stayed in the manifest and the gallery.
+    @Test func bytesHiddenBesideTheImageDataAndTheMemorysDateDoNotGoOut() throws {
+        let box = Sandbox()
+        var jpeg = try Data(contentsOf: fixtureImages.appendingPathComponent("good/orientation-1.jpg"))
+        let end = try #require(jpeg.range(of: Data([0xFF, 0xD9]), options: .backwards))
+        jpeg.insert(contentsOf: Data("SECRET-GPS 47.3700N 8.5400E".utf8), at: end.lowerBound)
+        try FileManager.default.createDirectory(at: box.url.appendingPathComponent("in"), withIntermediateDirectories: true)
+        try jpeg.write(to: box.url.appendingPathComponent("in/hidden.jpg"))
+        #expect(try box.run("import", box.url.appendingPathComponent("in").path, "--title", "Hidden").status == 0)
+        let out = box.url.appendingPathComponent("out")
+        let result = try box.run("export", "Hidden", out.path, "--strip-metadata", "--html")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("hidden.jpg: re-encoded to remove its metadata: its segments could not be copied exactly (")
+                && result.stderr.contains(" bytes outside its image data, which could hold anything)"),
+                "\(result.stderr)")
+        let written = try Data(contentsOf: out.appendingPathComponent("hidden.jpg"))
+        #expect(written.range(of: Data("SECRET".utf8)) == nil)
+        let manifest = try String(contentsOf: out.appendingPathComponent("manifest.json"), encoding: .utf8)
+        #expect(!manifest.contains("\"date\"") && !manifest.contains("2024-06-01"), "\(manifest)")
+        let html = try String(contentsOf: out.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(!html.contains("2024-06-01"), "the gallery shows no capture day")
+    }
 }

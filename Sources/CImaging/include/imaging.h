@@ -22,6 +22,7 @@ typedef struct {
     int status;
     int warnings;          // data-loss warnings seen (JPEG)
     char message[200];
+    long long extraneous;  // JPEG: bytes libjpeg skipped as not image data (between segments or scans)
 } img_result;
 
 typedef struct {
