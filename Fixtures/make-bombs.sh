@@ -95,6 +95,68 @@ segment = b"\xff\xe1" + struct.pack(">H", len(body) + 2) + body
 open(f"{out}/xmp-billion-laughs.jpg", "wb").write(small[:2] + segment + small[2:])
 PY
 
+# Whole-image decoders: a progressive JPEG of 380 scans (each may touch every coefficient: 12 s
+# for 499 scans at 10000x10000), an interlaced PNG and a lossless WebP of tens of megapixels in a
+# few hundred kilobytes (each decoded whole: over 200 MB).
+python3 - "$out" "$raw" <<'PY'
+import struct, sys, zlib
+out, raw = sys.argv[1], sys.argv[2]
+
+def segment(marker, payload):
+    return struct.pack(">BBH", 0xFF, marker, len(payload) + 2) + payload
+
+class Bits:
+    def __init__(self): self.out, self.acc, self.n = bytearray(), 0, 0
+    def put(self, value, count):
+        for i in range(count - 1, -1, -1):
+            self.acc = self.acc << 1 | (value >> i) & 1
+            self.n += 1
+            if self.n == 8:
+                self.out.append(self.acc)
+                if self.acc == 0xFF: self.out.append(0)   # byte stuffing
+                self.acc, self.n = 0, 0
+    def bytes(self):
+        while self.n: self.put(1, 1)
+        return bytes(self.out)
+
+# Every coefficient zero: the DC table's one code (length 1) says "no difference", the AC table's
+# one code (length 1) is EOB14, whose 14 extra bits end the band in up to 32767 blocks at once.
+side, components = 4000, 3
+blocks = (side // 8) * (side // 8)
+jpeg = bytearray(b"\xff\xd8") + segment(0xDB, b"\x00" + bytes([1] * 64))
+jpeg += segment(0xC2, struct.pack(">BHHB", 8, side, side, components) + b"".join(bytes([c + 1, 0x11, 0]) for c in range(components)))
+jpeg += segment(0xC4, b"\x00" + bytes([1] + [0] * 15) + b"\x00") + segment(0xC4, b"\x10" + bytes([1] + [0] * 15) + b"\xe0")
+def scan(comps, start, end, high, low):
+    return segment(0xDA, bytes([len(comps)]) + b"".join(bytes([c + 1, 0]) for c in comps) + bytes([start, end, high << 4 | low]))
+jpeg += scan(range(components), 0, 0, 0, 0) + bytes(blocks * components // 8)
+scans = 1
+for high, low in [(0, 1), (1, 0)]:               # each AC coefficient alone, first its high bits, then its last
+    for c in range(components):
+        for k in range(1, 64):
+            bits, left = Bits(), blocks
+            while left > 0:
+                bits.put(0, 1); bits.put(16383, 14); left -= 32767
+            jpeg += scan([c], k, k, high, low) + bits.bytes()
+            scans += 1
+jpeg += b"\xff\xd9"
+open(f"{out}/jpeg-{scans}-scans-{side}x{side}.jpg", "wb").write(jpeg)
+
+# Adam7: seven passes of rows, each a filter byte and zeros.
+side = 7000
+data, stream = bytearray(), zlib.compressobj(9)
+for x0, y0, dx, dy in [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]:
+    width, height = (side - x0 + dx - 1) // dx, (side - y0 + dy - 1) // dy
+    row = b"\x00" + bytes(width * 3)
+    for _ in range(height): data += stream.compress(row)
+data += stream.flush()
+def chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+open(f"{out}/png-interlaced-{side}x{side}.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 1))
+                                                     + chunk(b"IDAT", bytes(data)) + chunk(b"IEND", b""))
+open(f"{raw}/white-8000.ppm", "wb").write(b"P6\n8000 8000\n255\n" + b"\xff" * (8000 * 8000 * 3))
+PY
+cwebp -quiet -lossless -z 0 "$raw/white-8000.ppm" -o "$out/webp-lossless-8000x8000.webp"
+
 # A HEIF of 40 images: only the primary is decoded.
 for i in $(seq 1 40); do cp "$raw/small.jpg" "$raw/img$i.jpg"; done
 heif-enc -q 50 $(for i in $(seq 1 40); do echo "$raw/img$i.jpg"; done) -o "$out/heif-40-images.heic" >/dev/null
@@ -112,5 +174,8 @@ png-ztxt-240MB.png	ok
 mpo-300-images.jpg	ok
 xmp-billion-laughs.jpg	ok
 heif-40-images.heic	ok
+jpeg-379-scans-4000x4000.jpg	tooLarge work
+png-interlaced-7000x7000.png	ok
+webp-lossless-8000x8000.webp	tooLarge lossless
 TSV
 ls -l "$out"

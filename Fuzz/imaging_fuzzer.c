@@ -54,7 +54,7 @@ static void metadata(int (*read)(const unsigned char *, size_t, int, unsigned ch
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     img_info info;
     img_result result;
-    img_limits limits = { 4000000, 100, 1 << 20, 1000, 400000000 };  // small limits keep each run fast
+    img_limits limits = { 4000000, 100, 1 << 20, 1000, 400000000, 64 << 20, 1000000000 };  // small limits keep each run fast
     unsigned char *pixels = NULL;
     int w = 0, h = 0;
     img_exif exif;

@@ -12,6 +12,8 @@ typedef struct {
     jmp_buf jump;
     img_result *result;
     int max_scans;
+    long long max_scan_work;  // scans x coefficients (0: no limit)
+    long long coefficients;   // of a file of several scans, else 0
     int too_large;
 } error_mgr;
 
@@ -46,6 +48,15 @@ static void on_progress(j_common_ptr cinfo) {
     if (err->max_scans > 0 && d->input_scan_number > err->max_scans) {
         snprintf(err->result->message, sizeof err->result->message,
                  "progressive JPEG has more than %d scans", err->max_scans);
+        err->too_large = 1;
+        longjmp(err->jump, 1);
+    }
+    // Each scan of a file of several scans may touch every coefficient: the work grows with scans
+    // x coefficients, which a small file can make huge (499 scans of a 10000x10000 image: 12 s).
+    if (err->max_scan_work > 0 && err->coefficients > 0 && (long long)d->input_scan_number * err->coefficients > err->max_scan_work) {
+        snprintf(err->result->message, sizeof err->result->message,
+                 "a JPEG of %d scans over %lld coefficients is more work than the limit of %.4g billion allows",
+                 d->input_scan_number, err->coefficients, err->max_scan_work / 1e9);
         err->too_large = 1;
         longjmp(err->jump, 1);
     }
@@ -120,6 +131,8 @@ int img_jpeg_decode(const unsigned char *data, size_t size, int scale_denom, con
     memset(info, 0, sizeof *info);
     setup_errors((j_common_ptr)&d, &err, result);
     err.max_scans = limits ? limits->max_scans : 0;
+    err.max_scan_work = limits ? limits->max_scan_work : 0;
+    err.coefficients = 0;
     if (setjmp(err.jump)) {
         free(out);
         free(row);
@@ -138,6 +151,15 @@ int img_jpeg_decode(const unsigned char *data, size_t size, int scale_denom, con
         jpeg_destroy_decompress(&d);
         return result->status = IMG_ETOOLARGE;
     }
+    // libjpeg keeps a file of several scans' coefficients whole until its last scan.
+    if (limits && limits->max_working_bytes > 0 && info->coefficient_bytes > limits->max_working_bytes) {
+        snprintf(result->message, sizeof result->message,
+                 "a %ux%u JPEG of several scans needs %lld MB to decode (its coefficients), over the %lld MB limit; jpegtran makes it baseline",
+                 d.image_width, d.image_height, info->coefficient_bytes >> 20, limits->max_working_bytes >> 20);
+        jpeg_destroy_decompress(&d);
+        return result->status = IMG_ETOOLARGE;
+    }
+    err.coefficients = info->coefficient_bytes / (long long)sizeof(JCOEF);
     int cmyk = d.jpeg_color_space == JCS_CMYK || d.jpeg_color_space == JCS_YCCK;
     d.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
     d.scale_num = 1;

@@ -214,9 +214,14 @@ int img_png_decode(const unsigned char *data, size_t size, const img_limits *lim
     int w = info->width, h = info->height;
     // Reduced while read: each row composited and summed into blocks of k×k source pixels, k the
     // largest factor that keeps the longest side at least max_side, so no full-size buffer exists.
-    // Interlaced images arrive in passes, not rows, and are decoded whole (within the pixel limit).
+    // An interlaced image arrives in seven passes: every pass is read (and checked), and the rows
+    // of the last, which holds every odd row whole, are reduced, k/2 of them to a band (decoded
+    // whole, a 100-megapixel interlaced PNG of 389 kB held 424 MB).
     int longest = w > h ? w : h;
-    int k = max_side > 0 && !info->progressive ? longest / max_side : 1;
+    int interlaced = info->progressive;
+    int k = max_side > 0 && (!interlaced || h >= 2) ? longest / max_side : 1;
+    // Even for an interlaced image: k columns and k/2 of its odd rows make the same square block.
+    if (interlaced && k >= 2) k &= ~1;
     // Reduced rows of an image without alpha (no alpha channel, no tRNS) stay RGB: nothing to composite.
     int opaque = k >= 2 && !(png_get_color_type(png, info_ptr) & PNG_COLOR_MASK_ALPHA) && !png_get_valid(png, info_ptr, PNG_INFO_tRNS);
     png_set_expand(png);
@@ -226,22 +231,28 @@ int img_png_decode(const unsigned char *data, size_t size, const img_limits *lim
     png_set_interlace_handling(png);
     png_read_update_info(png, info_ptr);
     if (k >= 2) {
-        int ow = (w + k - 1) / k, oh = (h + k - 1) / k, channels = opaque ? 3 : 4;
+        // The rows reduced (all, or the last pass's odd ones) and how many of them make a band.
+        int used = interlaced ? h / 2 : h, kv = interlaced ? (k / 2 > 0 ? k / 2 : 1) : k;
+        int ow = (w + k - 1) / k, oh = (used + kv - 1) / kv, channels = opaque ? 3 : 4;
         rgba = malloc((size_t)w * channels + (size_t)ow * oh * 3);
         sums = calloc((size_t)ow * 3, sizeof(unsigned));
         if (!rgba || !sums) png_error(png, "out of memory for the image");
         unsigned char *row = rgba, *out = rgba + (size_t)w * channels;
-        for (int y = 0; y < h; y++) {
-            png_read_row(png, row, NULL);
-            accumulate(row, w, k, channels, sums);
-            int band = y / k;
-            if (y % k == k - 1 || y == h - 1) {
-                int tall = y - band * k + 1;
-                for (int x = 0; x < ow; x++) {
-                    unsigned wide = (unsigned)((x + 1) * k <= w ? k : w - x * k), n = wide * (unsigned)tall;
-                    for (int c = 0; c < 3; c++) out[((size_t)band * ow + x) * 3 + c] = (unsigned char)((sums[x * 3 + c] + n / 2) / n);
+        for (int pass = interlaced ? 0 : 6; pass < 7; pass++) {
+            for (int y = 0; y < h; y++) {
+                png_read_row(png, row, NULL);
+                if (pass < 6 || (interlaced && y % 2 == 0)) continue;
+                int v = interlaced ? y / 2 : y;
+                accumulate(row, w, k, channels, sums);
+                int band = v / kv;
+                if (v % kv == kv - 1 || v == used - 1) {
+                    int tall = v - band * kv + 1;
+                    for (int x = 0; x < ow; x++) {
+                        unsigned wide = (unsigned)((x + 1) * k <= w ? k : w - x * k), n = wide * (unsigned)tall;
+                        for (int c = 0; c < 3; c++) out[((size_t)band * ow + x) * 3 + c] = (unsigned char)((sums[x * 3 + c] + n / 2) / n);
+                    }
+                    memset(sums, 0, (size_t)ow * 3 * sizeof(unsigned));
                 }
-                memset(sums, 0, (size_t)ow * 3 * sizeof(unsigned));
             }
         }
         png_read_end(png, NULL);

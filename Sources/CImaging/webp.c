@@ -42,6 +42,18 @@ static void flatten(unsigned char *rgba, size_t count) {
     }
 }
 
+// Whether a lossless bitstream of width x height needs more whole-image memory than the limit
+// allows (the message and status set when it does).
+static int lossless_too_large(int width, int height, int lossless, const img_limits *limits, img_result *result) {
+    long long bytes = (long long)width * height * 4;
+    if (!lossless || !limits || limits->max_working_bytes <= 0 || bytes <= limits->max_working_bytes) return 0;
+    snprintf(result->message, sizeof result->message,
+             "a lossless %dx%d WebP needs %lld MB to decode (its pixels, kept whole), over the %lld MB limit",
+             width, height, bytes >> 20, limits->max_working_bytes >> 20);
+    result->status = IMG_ETOOLARGE;
+    return 1;
+}
+
 // Decodes one bitstream (VP8 or VP8L, with its ALPH chunk; a whole file or an animation frame) to
 // RGBA at out_w x out_h, scaled by the decoder when that is not its own size.
 static int decode_rgba(const unsigned char *data, size_t size, int width, int height, int out_w, int out_h,
@@ -96,6 +108,10 @@ static int decode_animation(const unsigned char *data, size_t size, const img_li
         snprintf(result->message, sizeof result->message, "the animation cannot be read");
         status = result->status = IMG_ECORRUPT;
     }
+    WebPBitstreamFeatures first;
+    if (status == IMG_OK && WebPGetFeatures(frame.fragment.bytes, frame.fragment.size, &first) == VP8_STATUS_OK
+        && lossless_too_large(frame.width, frame.height, first.format == 2, limits, result))
+        status = result->status;
     if (status == IMG_OK) {
         int x, y, w, h;
         scaled_span(frame.x_offset, frame.width, info->width, out_w, &x, &w);
@@ -126,6 +142,10 @@ int img_webp_decode(const unsigned char *data, size_t size, int max_side, const 
                  info->width, info->height, limits->max_pixels / 1e6);
         return result->status = IMG_ETOOLARGE;
     }
+    // A lossless image is decoded through whole-image ARGB, scaled or not: 4 bytes a pixel (an
+    // animation's first frame is checked the same way, by its own size, in decode_animation).
+    if (!info->progressive && lossless_too_large(info->width, info->height, info->color_type == 2, limits, result))
+        return result->status;
     // An image wanted smaller is scaled by the decoder (every block is still decoded).
     int out_w = info->width, out_h = info->height;
     int longest = out_w > out_h ? out_w : out_h;

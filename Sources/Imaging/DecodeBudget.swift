@@ -77,9 +77,9 @@ public final class DecodeBudget: @unchecked Sendable {
             // photos waited for each other, ~0.9 s of the corpus's import at two jobs).
             return scaled + info.coefficientBytes
         case .png:
-            // Interlaced: decoded whole as RGBA. Otherwise read row by row and reduced by k as it
-            // comes: a row, and the reduced image.
-            guard !info.isProgressive else { return pixels * 4 }
+            // Read row by row and reduced by k as it comes (an interlaced one from its last pass):
+            // a row, and the reduced image. Decoded whole as RGBA only at full size.
+            guard !info.isProgressive || maxSide > 0 else { return pixels * 4 }
             let k = max(1, max(info.width, info.height) / max(1, maxSide))
             return info.width * 8 + (info.width / k + 1) * (info.height / k + 1) * 3
         case .heic, .avif:

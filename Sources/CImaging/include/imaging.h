@@ -41,6 +41,9 @@ typedef struct {
     size_t max_chunk;      // PNG: largest ancillary chunk kept in memory
     int max_frames;        // animations: refuse more frames (0: no limit)
     long long max_animation_pixels; // animations: refuse when canvas width x height x frames is more (0: no limit)
+    long long max_working_bytes;    // refuse a decode whose own whole-image arrays need more (JPEG of several
+                                    // scans: its coefficients; lossless WebP: its ARGB pixels) (0: no limit)
+    long long max_scan_work;        // JPEG: refuse when scans read x coefficients exceeds this (0: no limit)
 } img_limits;
 
 /// Reads the header only.
