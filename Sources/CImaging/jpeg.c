@@ -75,6 +75,8 @@ static void setup_errors(j_common_ptr cinfo, error_mgr *err, img_result *result)
 }
 
 static int classify(const img_result *result) {
+    // Memory the system would not give is not damage in the file.
+    if (strstr(result->message, "Insufficient memory")) return IMG_ENOMEM;
     // libjpeg's own messages for data that ends early.
     if (strstr(result->message, "Premature end") || strstr(result->message, "too small") ||
         strstr(result->message, "empty"))
