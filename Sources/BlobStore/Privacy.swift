@@ -17,7 +17,8 @@ public enum Privacy {
     public static let othersBits: mode_t = 0o077
 
     /// Makes a folder only its owner can open, mode exactly 0700; false when it existed already
-    /// (left as it is).
+    /// (left as it is). On a file system that keeps no modes (FAT through FUSE: ENOSYS), the mode
+    /// is what it gives.
     @discardableResult
     public static func makeFolder(_ path: String) throws -> Bool {
         guard mkdir(path, folderMode) == 0 else {
@@ -25,16 +26,17 @@ public enum Privacy {
             throw BlobStoreError.io(path: path, operation: "mkdir", errno: errno)
         }
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw BlobStoreError.io(path: path, operation: "open", errno: errno) }
-        defer { close(fd) }
-        guard fchmod(fd, folderMode) == 0 else { throw BlobStoreError.io(path: path, operation: "chmod", errno: errno) }
+        if fd >= 0 {
+            _ = fchmod(fd, folderMode)
+            close(fd)
+        }
         return true
     }
 
     /// Sets a file just created through `fd` to exactly 0600 (the umask narrowed, or would have
-    /// widened, the mode it was made with).
+    /// widened, the mode it was made with); where the file system keeps no modes, it is left.
     public static func setFileMode(_ fd: Int32, _ path: String) throws {
-        guard fchmod(fd, fileMode) == 0 else { throw BlobStoreError.io(path: path, operation: "chmod", errno: errno) }
+        _ = fchmod(fd, fileMode)
     }
 
     /// Makes `path` and every missing folder above it, each new one only its owner may open (the

@@ -9,8 +9,10 @@ import Foundation
 struct FileNames {
     private var used = Set<String>()
 
-    /// How a file system that ignores case and Unicode normalization sees a name.
-    static func key(_ name: String) -> String { name.precomposedStringWithCanonicalMapping.lowercased() }
+    /// How a file system that ignores case and Unicode normalization sees a name: composed, and
+    /// upper-cased as exFAT's and FAT's upcase tables do (σ and final ς are both Σ; lower-casing
+    /// kept them apart, and exFAT refused the second as existing).
+    static func key(_ name: String) -> String { name.precomposedStringWithCanonicalMapping.uppercased() }
 
     /// A safe, unused name for `original`, with `ext` as its extension when given.
     mutating func claim(_ original: String, extension ext: String? = nil) -> String {
@@ -18,14 +20,16 @@ struct FileNames {
         var suffix = (base as NSString).pathExtension
         if suffix.utf8.count > 10 { suffix = "" }
         base = suffix.isEmpty ? base : String(base.dropLast(suffix.count + 1))
-        // At most 180 bytes of UTF-8 before the extension, cut on a character boundary.
+        // At most 180 bytes of UTF-8 before the extension, cut on a character boundary, and
+        // ending neither in a dot nor a space (Windows drops them; the cut may leave one).
         while base.utf8.count > 180 { base.removeLast() }
+        while let last = base.last, last == "." || last == " " { base.removeLast() }
         if let ext, suffix.lowercased() != ext.lowercased() && !(ext == "jpg" && suffix.lowercased() == "jpeg") { suffix = ext }
         if base.isEmpty { base = "image" }
-        // A Windows device name (CON, PRN, AUX, NUL, COM1–9, LPT1–9), with any extension, is
-        // not a file anywhere Windows reads the medium.
+        // A Windows device name (CON, PRN, AUX, NUL, COM0–9, LPT0–9, CONIN$, CONOUT$), with any
+        // extension and whatever spaces or dots follow it, is not a file where Windows reads the medium.
         if let stem = base.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first,
-           Self.deviceNames.contains(stem.uppercased()) {
+           Self.deviceNames.contains(stem.trimmingCharacters(in: CharacterSet(charactersIn: " .")).uppercased()) {
             base = stem + "_" + base.dropFirst(stem.count)
         }
         var candidate = suffix.isEmpty ? base : "\(base).\(suffix)"
@@ -49,7 +53,8 @@ struct FileNames {
     }
 
     /// Windows' device names.
-    static let deviceNames: Set<String> = Set(["CON", "PRN", "AUX", "NUL"] + (1...9).flatMap { ["COM\($0)", "LPT\($0)"] })
+    static let deviceNames: Set<String> = Set(["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
+        + ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "\u{B9}", "\u{B2}", "\u{B3}"].flatMap { ["COM\($0)", "LPT\($0)"] })
 
     /// Names the export writes itself.
     static let reserved: Set<String> = ["manifest.json", "index.html", "thumbs", "previews"]
