@@ -46,6 +46,9 @@ public struct ExifInfo: Equatable, Sendable, Codable {
     /// The XMP capture date when EXIF has none that can be used: exif:DateTimeOriginal, else xmp:CreateDate, else
     /// photoshop:DateCreated, as written ("2024-06-13T23:30:00+02:00").
     public var xmpDate: String?
+    /// Every XMP capture date the file gives, in that order (`xmpDate` is the first): one that
+    /// cannot be used gives way to the next.
+    public var xmpDates: [String] = []
 
     /// No metadata: orientation 1.
     public init() {}
@@ -77,12 +80,15 @@ public struct ExifInfo: Equatable, Sendable, Codable {
     var readings: [(source: String, text: String, date: Date, offset: Int?)] {
         var found: [(String, String, Date, Int?)] = []
         if let text = dateTimeOriginal, let local = Self.components(exif: text) {
-            let offset = offsetTimeOriginal.flatMap(Self.offset)
-            var seconds = local
+            // OffsetTimeOriginal, else an offset written in the field itself ("…12:34:56+02:00").
+            let offset = offsetTimeOriginal.flatMap(Self.offset) ?? local.offset
+            var seconds = local.seconds
             if let fraction = subSecTimeOriginal.flatMap({ Double("0." + $0.filter(\.isNumber)) }) { seconds += fraction }
             found.append(("EXIF", text + (offsetTimeOriginal.map { " " + $0 } ?? ""), Date(timeIntervalSince1970: seconds - Double(offset ?? 0)), offset))
         }
-        if let text = xmpDate, let (local, offset) = Self.components(iso: text) {
+        let texts = xmpDates.isEmpty ? (xmpDate.map { [$0] } ?? []) : xmpDates
+        for text in texts {
+            guard let (local, offset) = Self.components(iso: text) else { continue }
             found.append(("XMP", text, Date(timeIntervalSince1970: local - Double(offset ?? 0)), offset))
         }
         return found
@@ -101,16 +107,39 @@ public struct ExifInfo: Equatable, Sendable, Codable {
     /// The capture time alone (see `capture`).
     public var capturedAt: Date? { capture?.date }
 
-    /// "2024:06:01 12:34:56" as seconds since 1970 of that wall-clock time in UTC.
-    static func components(exif text: String) -> Double? {
-        let digits = text.split(whereSeparator: { $0 == ":" || $0 == " " }).compactMap { Int($0) }
-        guard text.count >= 19, digits.count >= 6 else { return nil }
-        return wallClock(digits[0], digits[1], digits[2], digits[3], digits[4], Double(digits[5]))
+    /// "2024:06:01 12:34:56" as seconds since 1970 of that wall-clock time in UTC, read strictly:
+    /// exactly that shape (digits where digits go), then nothing, a fraction of the second, or an
+    /// offset ("Z", "+02:00") some writers put in the field itself. Anything else is no date
+    /// ("0000:00:00 00:00:00", blanks, "2023:02:30").
+    static func components(exif text: String) -> (seconds: Double, offset: Int?)? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 19 else { return nil }
+        for (i, byte) in bytes[0..<19].enumerated() {
+            let expected: UInt8? = [4, 7].contains(i) ? UInt8(ascii: ":") : i == 10 ? UInt8(ascii: " ") : [13, 16].contains(i) ? UInt8(ascii: ":") : nil
+            if let expected { guard byte == expected else { return nil } } else { guard (48...57).contains(byte) else { return nil } }
+        }
+        func number(_ range: Range<Int>) -> Int { bytes[range].reduce(0) { $0 * 10 + Int($1 - 48) } }
+        var rest = Substring(text.dropFirst(19))
+        var fraction = 0.0
+        if rest.hasPrefix("."), case let digits = rest.dropFirst().prefix(while: \.isNumber), !digits.isEmpty {
+            fraction = Double("0." + digits) ?? 0
+            rest = rest.dropFirst(1 + digits.count)
+        }
+        var offset: Int?
+        if !rest.isEmpty {
+            guard rest == "Z" || rest.first == "+" || rest.first == "-", let parsed = rest == "Z" ? 0 : Self.offset(String(rest)) else { return nil }
+            offset = parsed
+        }
+        guard let seconds = wallClock(number(0..<4), number(5..<7), number(8..<10), number(11..<13), number(14..<16), Double(number(17..<19)) + fraction)
+        else { return nil }
+        return (seconds, offset)
     }
 
     /// "2024-06-13T23:30:00.5+02:00", "…Z", "2024-06-13T23:30", "2024-06-13": the wall-clock
     /// time (as in `components(exif:)`) and the offset when written.
     static func components(iso text: String) -> (Double, Int?)? {
+        // A year with a sign (ISO 8601's expanded years, "-2024-06-13") is not a photo's.
+        guard let first = text.first, first.isNumber else { return nil }
         var body = Substring(text)
         var offset: Int?
         if body.hasSuffix("Z") {
@@ -134,12 +163,17 @@ public struct ExifInfo: Equatable, Sendable, Codable {
         return (seconds, offset)
     }
 
+    /// A wall-clock reading as seconds since 1970 as if in UTC (Foundation's Gregorian calendar,
+    /// Julian before 1582, as the command line reads dates); nil for a day the calendar does not
+    /// have ("2023:02:30": Calendar would roll it over to March). The year 0 is no year; years past
+    /// 9999 are readings `isInRange` names.
     static func wallClock(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Double) -> Double? {
-        guard year > 1800, (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute),
+        guard year >= 1, (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute),
               second >= 0, second < 61 else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        guard let date = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute)) else { return nil }
+        guard let date = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute)),
+              calendar.component(.day, from: date) == day, calendar.component(.month, from: date) == month else { return nil }
         return date.timeIntervalSince1970 + second
     }
 

@@ -171,23 +171,27 @@ public enum Imaging {
         }
     }
 
-    static func xmpDate(of data: Data, format: ImageFormat) -> String? {
-        guard let packet = xmpPacket(of: data, format: format) else { return nil }
+    /// The XMP capture dates, as written: exif:DateTimeOriginal, xmp:CreateDate, photoshop:DateCreated.
+    static func xmpDates(of data: Data, format: ImageFormat) -> [String] {
+        guard let packet = xmpPacket(of: data, format: format) else { return [] }
         var raw = img_xmp()
         let status = packet.withUnsafeBytes { img_xmp_dates($0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count, &raw) }
-        guard status == 0 else { return nil }
+        guard status == 0 else { return [] }
         func text<T>(_ field: T) -> String? {
             let s = withUnsafeBytes(of: field) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             return s.isEmpty ? nil : s
         }
-        return text(raw.date_time_original) ?? text(raw.create_date) ?? text(raw.date_created)
+        return [text(raw.date_time_original), text(raw.create_date), text(raw.date_created)].compactMap { $0 }
     }
 
     /// EXIF from a JPEG's APP1, a PNG's eXIf chunk, a HEIF Exif item or a WebP EXIF chunk, and the
     /// XMP capture date when EXIF has none that can be used.
     static func exif(of data: Data, format: ImageFormat) -> ExifInfo {
         var exif = exifFields(of: data, format: format)
-        if exif.capture == nil { exif.xmpDate = xmpDate(of: data, format: format) }
+        if exif.capture == nil {
+            exif.xmpDates = xmpDates(of: data, format: format)
+            exif.xmpDate = exif.xmpDates.first
+        }
         return exif
     }
 

@@ -178,6 +178,30 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         #expect(exif.capture != nil && exif.unusableDates == ["XMP 99999-01-01"])
     }
 
+    /// Dates read strictly (a second outside attack's cases): a day the calendar lacks is no date
+    /// (Calendar rolled 30 February over to March); an offset written in DateTimeOriginal itself
+    /// counts (it was cut at the minute and lost); years before 1800 are years; each XMP field is
+    /// tried in turn; a signed year is no photo's; a date before the year 1 is named.
+    @Test func datesAreReadStrictlyAndEveryXMPFieldIsTried() {
+        func exif(_ text: String) -> ExifInfo { var e = ExifInfo(); e.dateTimeOriginal = text; return e }
+        let iso = ISO8601DateFormatter()
+        #expect(exif("2023:02:30 10:00:00").capture == nil && exif("2023:02:30 10:00:00").unusableDates.isEmpty)
+        #expect(exif("0000:00:00 00:00:00").capture == nil && exif("    :  :     :  :  ").capture == nil)
+        let inline = exif("2024:06:01 12:34:56+02:00").capture
+        #expect(inline?.date == iso.date(from: "2024-06-01T10:34:56Z") && inline?.offset == 7200)
+        #expect(exif("2024:06:01 12:34:56.5").capture?.date == iso.date(from: "2024-06-01T12:34:56Z")!.addingTimeInterval(0.5))
+        #expect(exif("2024:06:01 12:34:56 junk").capture == nil)
+        #expect(exif("1066:10:14 09:00:00").capture != nil, "a year before 1800 is a year")
+        var xmp = ExifInfo()
+        xmp.xmpDates = ["99999-01-01", "2003-03-03T10:00:00Z"]
+        #expect(xmp.capture?.date == iso.date(from: "2003-03-03T10:00:00Z") && xmp.captureSource == "XMP 2003-03-03T10:00:00Z")
+        #expect(xmp.unusableDates == ["XMP 99999-01-01"])
+        xmp.xmpDates = ["-2024-06-13T12:00:00Z"]
+        #expect(xmp.capture == nil && xmp.unusableDates.isEmpty, "a signed year is no date")
+        xmp.xmpDates = ["0001-01-01T00:00:00+14:00"]
+        #expect(xmp.capture == nil && xmp.unusableDates == ["XMP 0001-01-01T00:00:00+14:00"])
+    }
+
     @Test func xmpDatesParseInEveryWrittenForm() {
         var exif = ExifInfo()
         for (text, expected, offset) in [("2024-06-13T23:30:00+02:00", "2024-06-13T21:30:00Z", 7200 as Int?),
