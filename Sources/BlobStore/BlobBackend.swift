@@ -41,6 +41,8 @@ public protocol BlobBackend: AnyObject, Sendable {
     func releaseOwner(_ identity: String) throws -> Bool
     /// Whether at least one blob is stored.
     func hasBlobs() throws -> Bool
+    /// Whether the trash holds at least one blob.
+    func hasTrashedBlobs() throws -> Bool
     /// Where the blobs were moved to, if they were (the `moved` record, written under the
     /// exclusive lock by a move): writers refuse a store that has one.
     func movedTo() throws -> String?
@@ -144,6 +146,7 @@ extension S3BlobStore: BlobBackend {
 
     /// Whether the bucket holds at least one blob under the prefix.
     public func hasBlobs() throws -> Bool { try !client.list(prefix: "sha256/", limit: 1).isEmpty }
+    public func hasTrashedBlobs() throws -> Bool { try !client.list(prefix: "trash/", limit: 1).isEmpty }
 }
 
 /// An S3 store's write session, under the shared lock: each put is hashed at once and uploaded in

@@ -62,4 +62,20 @@ extension BlobStore {
         } catch is Found {}
         return found
     }
+
+    /// Whether the trash holds at least one blob.
+    public func hasTrashedBlobs() throws -> Bool {
+        guard access(trashPath, F_OK) == 0 else { return false }
+        var found = false
+        struct Found: Error {}
+        do {
+            try forEachEntry(in: trashPath) { path, _ in
+                if BlobDigest(exactHex: String(path[path.index(after: path.lastIndex(of: "/")!)...])) != nil {
+                    found = true
+                    throw Found()
+                }
+            }
+        } catch is Found {}
+        return found
+    }
 }

@@ -74,10 +74,10 @@ public final class BlobStore: @unchecked Sendable {
     }
 
     /// Takes back the folders `init` made, when they hold nothing (rmdir only: a folder with
-    /// anything in it stays). For an open that found the store's place gone and must not make a
-    /// new one there.
-    public func removeIfEmpty() {
-        for path in [tmpPath, blobsPath, trashPath, root.path] { rmdir(path) }
+    /// anything in it stays), and the root too unless `keepingRoot` (it existed before: an empty
+    /// mount point). For an open that found the store's place gone and must not make a new one there.
+    public func removeIfEmpty(keepingRoot: Bool = false) {
+        for path in [tmpPath, blobsPath, trashPath] + (keepingRoot ? [] : [root.path]) { rmdir(path) }
     }
 
     /// The file of a blob (which may not exist).

@@ -83,6 +83,12 @@ public final class Library {
         if !readOnly { privacyNote = Self.makePrivate(directory) }
         let support = directory.appendingPathComponent(".library_SUPPORT")
         let supportExisted = FileManager.default.fileExists(atPath: support.path)
+        // A photo folder that is a link to nothing (a disk not mounted) is said as such, not as a
+        // failing mkdir inside it.
+        var link = stat()
+        if lstat(support.path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK, !supportExisted {
+            throw LibraryError.danglingPhotoFolder(support.path, target: (try? FileManager.default.destinationOfSymbolicLink(atPath: support.path)) ?? "?")
+        }
         let schema = Schema(versionedSchema: MemoriesSchemaV3.self)
         var configuration = ModelConfiguration(schema: schema, url: store, allowsSave: !readOnly)
         if let settings = try BlobSettings.load(from: directory) {
@@ -99,8 +105,9 @@ public final class Library {
         if case .blobStoreMissing(_, let place)? = container.identityProblem {
             let photos = (try? context.fetchCount(FetchDescriptor<MemoryImage>())) ?? 0
             guard photoStoreMayBeMissing else {
-                // A writing open made the folder's skeleton again: taken back (empty folders only).
-                if !supportExisted { (container.blobBackend as? BlobStore)?.removeIfEmpty() }
+                // A writing open made the folder's skeleton again: taken back (empty folders only;
+                // the folder itself when it did not exist, not an empty mount point).
+                (container.blobBackend as? BlobStore)?.removeIfEmpty(keepingRoot: supportExisted)
                 throw LibraryError.photoStoreMissing(directory.path, place: place, photos: photos)
             }
             photoStoreMissing = place

@@ -117,7 +117,8 @@ public final class ModelContainer: @unchecked Sendable {
                 ? "the store was empty or missing when it was opened, but the folder belongs to a store that had rows"
                 : "the store has no identity, but the folder belongs to another store")
         case (let identity?, nil):
-            if try !blobs.hasBlobs(), try referencesBlobs() { return .blobStoreMissing(store: store, blobFolder: folder) }
+            // Blobs only in the trash are still the store's: gc puts the referenced ones back.
+            if try !blobs.hasBlobs(), try !blobs.hasTrashedBlobs(), try referencesBlobs() { return .blobStoreMissing(store: store, blobFolder: folder) }
             if writable { return try claim(blobs, for: identity, store: store) }
             return nil
         case (nil, nil):
@@ -125,7 +126,7 @@ public final class ModelContainer: @unchecked Sendable {
             if wasEmpty, holdsBlobs {
                 return .storeIdentityMismatch(store: store, blobFolder: folder, reason: "the store was empty or missing when it was opened, but the folder holds files")
             }
-            if !holdsBlobs, try referencesBlobs() { return .blobStoreMissing(store: store, blobFolder: folder) }
+            if !holdsBlobs, try !blobs.hasTrashedBlobs(), try referencesBlobs() { return .blobStoreMissing(store: store, blobFolder: folder) }
             if writable { return try claim(blobs, for: try record.ensureIdentifier(), store: store) }
             return nil
         }

@@ -72,3 +72,33 @@ import Testing
         #expect(try s3.list(prefix: "").isEmpty, "no owner record, no object: nothing was made in its place")
     }
 }
+
+extension VanishedPhotoStoreTests {
+    /// An empty folder in the photo folder's place (a mount point whose disk is not mounted) is
+    /// left empty; a link to nothing in its place is said as such; photos only in the trash are
+    /// the store's, not a vanished store.
+    @Test func anEmptyMountPointADanglingLinkAndATrashOnlyStore() throws {
+        let box = Sandbox()
+        let rome = fixturePhotos.appendingPathComponent("Rome")
+        #expect(try box.run("import", rome.path, "--title", "Rome").status == 0)
+        let support = box.library.appendingPathComponent(".library_SUPPORT")
+        try FileManager.default.moveItem(at: support, to: box.url.appendingPathComponent("elsewhere"))
+        try FileManager.default.createDirectory(at: support, withIntermediateDirectories: false)
+        #expect(try box.run("edit", "Rome", "--notes", "n").status == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: support.path).isEmpty, "nothing made in the mount point")
+        try FileManager.default.removeItem(at: support)
+        try FileManager.default.createSymbolicLink(atPath: support.path, withDestinationPath: "/nonexistent/disk/photos")
+        let dangling = try box.run("import", rome.path, "--title", "Rome")
+        #expect(dangling.status == 1 && dangling.stderr.contains("the library's photo folder \(support.path) is a symbolic link to /nonexistent/disk/photos, which does not exist"),
+                "\(dangling.stderr)")
+        try FileManager.default.removeItem(at: support)
+        try FileManager.default.moveItem(at: box.url.appendingPathComponent("elsewhere"), to: support)
+        // Every photo in the trash (the owner record gone too): gc puts them back.
+        let store = try BlobStore(root: support)
+        for file in box.blobFiles() { try store.moveToTrash(try #require(BlobDigest(hex: (file as NSString).lastPathComponent))) }
+        try FileManager.default.removeItem(at: support.appendingPathComponent("owner"))
+        let gc = try box.run("gc")
+        #expect(gc.status == 0, "\(gc.stderr)")
+        #expect(try box.run("verify").status == 0)
+    }
+}

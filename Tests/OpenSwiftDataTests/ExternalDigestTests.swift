@@ -168,6 +168,7 @@ import Testing
         func setOwner(_ identity: String) throws { try inner.setOwner(identity) }
         func releaseOwner(_ identity: String) throws -> Bool { try inner.releaseOwner(identity) }
         func hasBlobs() throws -> Bool { try inner.hasBlobs() }
+        func hasTrashedBlobs() throws -> Bool { try inner.hasTrashedBlobs() }
         func movedTo() throws -> String? { try inner.movedTo() }
         func setMoved(_ place: String?) throws { try inner.setMoved(place) }
     }
