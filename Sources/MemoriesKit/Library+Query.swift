@@ -117,7 +117,8 @@ extension Library {
         try context.save()
     }
 
-    /// Removes one image (by id, id prefix or file name) from a memory; its blobs go if nothing else uses them.
+    /// Removes one image (by id, id prefix or file name) from a memory; its blobs go if nothing else
+    /// uses them. Not its last: a memory holds at least one photo (`delete` removes a memory).
     public func remove(_ memory: Memory, image query: String) throws -> MemoryImage {
         let lower = query.lowercased()
         let matches = memory.memoryImages.filter {
@@ -127,6 +128,7 @@ extension Library {
             if matches.isEmpty { throw LibraryError.imageNotFound(memory: memory.title, image: query) }
             throw LibraryError.ambiguousImage(query, memory: memory.title, candidates: matches.map { "\($0.id.uuidString.lowercased())  \($0.filename)" })
         }
+        guard memory.memoryImages.count > 1 else { throw LibraryError.lastPhoto(memory: memory.title, photo: matches[0].filename) }
         context.delete(matches[0])
         try context.save()
         return matches[0]

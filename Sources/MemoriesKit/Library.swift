@@ -199,7 +199,9 @@ public final class Library {
     /// before anything is made: it failed as "unable to open database file", or as
     /// NSCocoaErrorDomain 518. (The blob folder's paths, 92 bytes longer, are within Linux's 4,096.)
     static func refuseTooLongPath(_ directory: URL) throws {
-        let path = directory.standardizedFileURL.path
+        // The path SQLite opens is the folder's with its links resolved: a short link to a deep folder is deep.
+        let given = directory.standardizedFileURL.path, resolved = directory.resolvingSymlinksInPath().path
+        let path = resolved.utf8.count > given.utf8.count ? resolved : given
         let longestComponent = path.split(separator: "/").map(\.utf8.count).max() ?? 0
         if path.utf8.count + longestFileWithin > longestPath || longestComponent > longestName {
             throw LibraryError.pathTooLong(path, bytes: path.utf8.count)

@@ -26,6 +26,8 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     /// `library.store` is a symbolic link to nothing (a disk not mounted, a moved file): the
     /// store's path and where the link points.
     case danglingStore(String, target: String)
+    /// `remove` of a memory's last photo: a memory holds at least one.
+    case lastPhoto(memory: String, photo: String)
     /// `.library_SUPPORT` is a symbolic link to nothing: its path and where the link points.
     case danglingPhotoFolder(String, target: String)
     /// `library.store` is not a file (a folder, a pipe, a device): its path and what it is.
@@ -88,6 +90,9 @@ public enum LibraryError: Error, Equatable, LocalizedError {
         case .danglingStore(let path, let target):
             return "\(path) is a symbolic link to \(target), which does not exist or cannot be followed (a disk not mounted, a file moved?): "
                 + "make it reachable again, or remove the link to start a new library there; nothing was changed"
+        case .lastPhoto(let memory, let photo):
+            return "\(photo) is the last photo of '\(memory)', and a memory holds at least one: nothing was removed. "
+                + "`memories delete '\(memory)'` removes the memory with it"
         case .danglingPhotoFolder(let path, let target):
             return "the library's photo folder \(path) is a symbolic link to \(target), which does not exist or cannot be followed "
                 + "(a disk not mounted, a folder moved?): make it reachable again; nothing was changed"

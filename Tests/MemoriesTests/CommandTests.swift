@@ -60,6 +60,10 @@ import Testing
         #expect(try box.run("remove", "Paris in May", "copy of IMG_0001.jpg").status == 0)
         #expect(box.blobFiles().count == before - 2)
         #expect(try box.run("show", "Paris in May", "--json").json(ShowJSON.self).images.map(\.filename) == ["IMG_0005.jpg"])
+        // Not the last: a memory holds at least one photo.
+        let last = try box.run("remove", "Paris in May", "IMG_0005.jpg")
+        #expect(last.status == 1 && last.stderr.contains("IMG_0005.jpg is the last photo of 'Paris in May', and a memory holds at least one"), "\(last.stderr)")
+        #expect(try box.run("show", "Paris in May", "--json").json(ShowJSON.self).images.count == 1)
         #expect(try box.run("edit", "Paris in May").status == 64)
     }
 

@@ -22,6 +22,16 @@ import Testing
         let longName = box.url.appendingPathComponent(String(repeating: "n", count: 256)).path
         let named = try box.run(["--library", longName, "list"])
         #expect(named.status == 1 && named.stderr.contains("a name may have 255"), "\(named.stderr)")
+        // A short link to a deep folder is deep: SQLite opens the folder it leads to.
+        var target = box.url.appendingPathComponent("deep").path
+        while target.utf8.count < 499 - 101 { target += "/" + String(repeating: "t", count: 100) }
+        target += "/" + String(repeating: "u", count: 499 - target.utf8.count - 1)
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        let link = box.url.appendingPathComponent("short")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: target)
+        let linked = try box.run(["--library", link.path, "import", fixturePhotos.appendingPathComponent("Paris").path])
+        #expect(linked.status == 1 && linked.stderr.contains("is 499 bytes long: too long for this system"), "\(linked.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target).isEmpty, "no empty store left behind")
         // The longest folder that works, and one byte more.
         for (length, works) in [(490, true), (491, false)] {
             var folder = box.url.appendingPathComponent("fit").path
