@@ -48,6 +48,7 @@ public enum ExportError: Error, Equatable, LocalizedError {
         case ENOENT: return "no such file or folder (ENOENT)"
         case ENOTDIR: return "not a folder (ENOTDIR)"
         case ELOOP: return "symbolic link refused (ELOOP)"
+        case EFBIG: return "over the file size limit (EFBIG: `ulimit -f`)"
         case ENOTCONN, ECONNABORTED, ENODEV, ENXIO, ESHUTDOWN:
             return "the destination went away (\(String(cString: strerror(code))): unplugged or unmounted?)"
         default: return "\(String(cString: strerror(code))) (errno \(code))"

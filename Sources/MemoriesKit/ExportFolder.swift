@@ -52,7 +52,11 @@ final class ExportFolder {
             throw ExportError.destination(path: path, operation: "creating the folder", errno: errno)
         }
         try self.init(opening: path, at: AT_FDCWD, shownAs: path)
-        guard try entries().isEmpty else { throw LibraryError.destinationNotEmpty(path) }
+        // What an export killed mid-file leaves (its hidden partial file, nothing else) is taken
+        // away: the folder is empty of anything of the user's.
+        let inside = try entries()
+        guard inside.allSatisfy(Self.isPartial) else { throw LibraryError.destinationNotEmpty(path) }
+        for name in inside { unlinkat(fd, name, 0) }
     }
 
     /// Opens `name` in `parent`, creating it if needed; a symbolic link is refused.
@@ -82,6 +86,13 @@ final class ExportFolder {
     deinit { close(fd) }
 
     /// The names in the folder (not "." and "..").
+    /// Whether `name` is a file this type writes before renaming it into place (`.NAME.partial-HEX`).
+    static func isPartial(_ name: String) -> Bool {
+        guard name.hasPrefix("."), let mark = name.range(of: ".partial-", options: .backwards) else { return false }
+        let tail = name[mark.upperBound...]
+        return !tail.isEmpty && tail.allSatisfy(\.isHexDigit)
+    }
+
     func entries() throws -> [String] {
         let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0, let dir = fdopendir(copy) else {

@@ -34,7 +34,7 @@ struct FileNames {
         }
         var candidate = suffix.isEmpty ? base : "\(base).\(suffix)"
         var n = 2
-        while used.contains(Self.key(candidate)) || Self.reserved.contains(Self.key(candidate)) {
+        while used.contains(Self.key(candidate)) || Self.reservedKeys.contains(Self.key(candidate)) {
             candidate = suffix.isEmpty ? "\(base) (\(n))" : "\(base) (\(n)).\(suffix)"
             n += 1
         }
@@ -58,6 +58,7 @@ struct FileNames {
 
     /// Names the export writes itself.
     static let reserved: Set<String> = ["manifest.json", "index.html", "thumbs", "previews"]
+    static let reservedKeys = Set(reserved.map(key))
 
     static func sanitize(_ name: String) -> String {
         var out = ""

@@ -271,7 +271,19 @@ extension Library {
     func claimTitle(_ title: String, options: ImportOptions) throws -> (memory: Memory, lock: FileLock) {
         let folder = directory.appendingPathComponent(".library_SUPPORT")
         try Privacy.makeFolders(folder.path)
-        let lock = try FileLock(path: folder.appendingPathComponent("titles.lock").path, mode: .exclusive)
+        let path = folder.appendingPathComponent("titles.lock").path
+        let lock: FileLock
+        do {
+            lock = try FileLock(path: path, mode: .exclusive, timeout: 1)
+        } catch BlobStoreError.lockTimeout {
+            // Another import is making a memory (or was stopped while it did: Ctrl-Z): said, then waited for.
+            notice?("waiting for another import that is making a new memory (it holds \(path))…")
+            do {
+                lock = try FileLock(path: path, mode: .exclusive, timeout: titleLockTimeout)
+            } catch BlobStoreError.lockTimeout {
+                throw LibraryError.titleLockHeld(path, seconds: Int(titleLockTimeout))
+            }
+        }
         do {
             let existing = try memories(titled: title)
             if existing.count == 1 { return (existing[0], lock) }

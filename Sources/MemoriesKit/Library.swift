@@ -21,6 +21,10 @@ public final class Library {
     public private(set) var privacyNote: String?
     /// Where the photos were kept, when that place is gone (opened with `photoStoreMayBeMissing`).
     public private(set) var photoStoreMissing: String?
+    /// Told what a command is waiting for, as it starts waiting (the command line prints it).
+    public var notice: ((String) -> Void)?
+    /// How long an import waits for another that is making a new memory (`titles.lock`).
+    public var titleLockTimeout: TimeInterval = 600
 
     /// `library.store` in `directory`.
     public var storeURL: URL { directory.appendingPathComponent("library.store") }

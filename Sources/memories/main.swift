@@ -90,6 +90,7 @@ func run(_ args: [String]) -> Int32 {
             let library = try Library(directory: directory, readOnly: readOnlyCommands.contains(command.name), create: command.name == "import",
                                       photoStoreMayBeMissing: ["verify", "repair"].contains(command.name))
             if let note = library.privacyNote { Output.error(note) }
+            library.notice = { Output.error($0) }
             opened = library
             return library
         }
@@ -135,6 +136,14 @@ func describe(_ error: Error) -> String {
         return "the file system holding the library cannot keep SQLite's shared-memory file beside the store (\(sqlite.message)): fusefat and some "
             + "network file systems cannot. Keep the library on a Linux file system (ext4, btrfs, xfs). Nothing was changed."
     }
+    // SQLite's write error does not always keep its errno (EFBIG): a failed write in a process
+    // with a file size limit is taken for that limit.
+    var fileLimit = rlimit()
+    let limitedFiles = getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &fileLimit) == 0 && fileLimit.rlim_cur != rlim_t.max
+    if system == EFBIG || (limitedFiles && code == SQLiteError.ioError) {
+        return "a file size limit (`ulimit -f`) stopped a write of the library. What was committed before is intact; "
+            + "raise the limit and run the same command again."
+    }
     if [ENOTCONN, ECONNABORTED, ENODEV, ENXIO, ESHUTDOWN].contains(system) {
         return "the disk holding the library went away (\(String(cString: strerror(system)))): unplugged, unmounted, or its file system stopped. "
             + "What was committed before is intact; plug it in or mount it again and run the same command again."
@@ -177,6 +186,8 @@ var stopSignals = sigset_t()
 sigemptyset(&stopSignals)
 for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stopSignals, number) }
 pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
+// A file size limit (ulimit -f) is an error to say (EFBIG), not a signal that kills in silence.
+signal(SIGXFSZ, SIG_IGN)
 reexecWithHugePagesForImport()
 boundHeapRetention()
 exit(run(Array(CommandLine.arguments.dropFirst())))

@@ -1,4 +1,6 @@
+import BlobStore
 import Foundation
+import MemoriesKit
 import Testing
 
 @Suite struct ImportTests {
@@ -224,5 +226,27 @@ import Testing
         _ = try box.run("gc")
         let verify = try box.run("verify", "--json").json(VerifyJSON.self)
         #expect(verify.ok && verify.orphans == 0 && verify.blobsChecked == 61, "60 originals; their identical thumbnails are one blob")
+    }
+}
+
+/// An import that must wait for another making a new memory says so, and says who holds it when
+/// the wait runs out (an import stopped with Ctrl-Z held everyone else for ten silent minutes).
+@Suite struct TitleLockTests {
+    @Test func anImportWaitingForAnotherSaysSoAndGivesUpInWords() throws {
+        let box = Sandbox()
+        #expect(try box.run("init").status == 0)
+        let holder = try FileLock(path: box.library.appendingPathComponent(".library_SUPPORT/titles.lock").path, mode: .exclusive)
+        defer { holder.unlock() }
+        let library = try Library(directory: box.library)
+        library.titleLockTimeout = 1
+        var notices: [String] = []
+        library.notice = { notices.append($0) }
+        var options = ImportOptions()
+        options.title = "New"
+        #expect(throws: LibraryError.titleLockHeld(box.library.appendingPathComponent(".library_SUPPORT/titles.lock").path, seconds: 1)) {
+            _ = try library.importPhotos([fixturePhotos.appendingPathComponent("Paris").path], options: options)
+        }
+        #expect(notices.count == 1 && notices[0].hasPrefix("waiting for another import that is making a new memory"), "\(notices)")
+        #expect(try box.run("list", "--json").json([ListJSON].self).isEmpty)
     }
 }
