@@ -64,8 +64,9 @@ public final class S3Client: @unchecked Sendable {
     /// answer must confirm the bytes (`confirmation`): a 200 that does not is retried, then an error.
     public func put(_ key: String, data: Data, sha256: BlobDigest? = nil) throws {
         let md5 = ETagHasher.etags(of: data, partSize: partSize).single
-        _ = try request("PUT", location.url(for: key), body: .data(data), payloadHash: (sha256 ?? SHA256.digest(data)).hex,
-                        confirm: { Self.confirmation($0, md5: md5, sha256: sha256) }, what: "PUT \(location.objectKey(key))")
+        let digest = sha256 ?? SHA256.digest(data)
+        _ = try request("PUT", location.url(for: key), body: .data(data), payloadHash: digest.hex, headers: [Self.checksumHeader(digest)],
+                        confirm: { Self.confirmation($0, md5: md5, sha256: digest) }, what: "PUT \(location.objectKey(key))")
     }
 
     /// Stores `data` under `key` unless an object is there already (`If-None-Match: *`, checked by
@@ -80,6 +81,18 @@ public final class S3Client: @unchecked Sendable {
         } catch let error as S3Error where error.status == 412 {
             return false
         }
+    }
+
+    /// `x-amz-checksum-sha256` for `digest`: a service that checks it refuses other bytes, and
+    /// answers with it, which confirms an upload whose ETag is not an MD5 (AWS with SSE-KMS).
+    static func checksumHeader(_ digest: BlobDigest) -> String {
+        var bytes: [UInt8] = []
+        var hex = digest.hex.utf8.makeIterator()
+        while let high = hex.next(), let low = hex.next() {
+            func value(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : c - 87 }
+            bytes.append(value(high) << 4 | value(low))
+        }
+        return "x-amz-checksum-sha256: " + Data(bytes).base64EncodedString()
     }
 
     /// Whether a PUT's 2xx answer confirms the bytes sent: its ETag is their MD5 (what S3, Ceph,
@@ -111,6 +124,7 @@ public final class S3Client: @unchecked Sendable {
         }
         let expected = try md5 ?? Self.md5(fd: fd, size: size)
         _ = try request("PUT", location.url(for: key), body: .file(fd, offset: 0, length: size), payloadHash: sha256?.hex ?? "UNSIGNED-PAYLOAD",
+                        headers: sha256.map { [Self.checksumHeader($0)] } ?? [],
                         confirm: { Self.confirmation($0, md5: expected, sha256: sha256) }, what: "PUT \(location.objectKey(key))")
     }
 

@@ -197,4 +197,21 @@ struct S3ClientTests {
         let noFile = #expect(throws: S3Error.self) { try S3Credentials.resolve(environment: ["HOME": dir.path + "/nowhere"]) }
         #expect(noFile?.errorDescription?.contains("AWS_ACCESS_KEY_ID") == true)
     }
+
+    /// A PUT's answer confirms the bytes by an ETag that is their MD5, or (a bucket encrypted with
+    /// KMS, whose ETags are not MD5s) by the x-amz-checksum-sha256 the request carried; a 200
+    /// with neither is no confirmation.
+    @Test func aPutIsConfirmedByItsETagOrItsChecksumAndNothingElse() {
+        let data = Data("a photo".utf8)
+        let md5 = ETagHasher.etags(of: data, partSize: 16 << 20).single
+        let digest = SHA256.digest(data)
+        let header = S3Client.checksumHeader(digest)
+        #expect(header.hasPrefix("x-amz-checksum-sha256: ") && Data(base64Encoded: String(header.dropFirst(23)))?.count == 32)
+        func answer(_ headers: [String: String]) -> S3Client.Response { S3Client.Response(status: 200, headers: headers, body: Data(), written: 0) }
+        #expect(S3Client.confirmation(answer(["etag": "\"\(md5)\""]), md5: md5, sha256: digest) == nil)
+        #expect(S3Client.confirmation(answer(["etag": "\"kms-not-an-md5\"", "x-amz-checksum-sha256": String(header.dropFirst(23))]), md5: md5, sha256: digest) == nil)
+        #expect(S3Client.confirmation(answer([:]), md5: md5, sha256: digest) == "it answered 200 with no ETag, so nothing says the bytes were stored")
+        #expect(S3Client.confirmation(answer(["etag": "\"0123\""]), md5: md5, sha256: digest)?.contains("which is not the MD5 of the bytes sent") == true)
+        #expect(S3Client.confirmation(answer(["etag": "\"kms\"", "x-amz-checksum-sha256": "AAAA"]), md5: md5, sha256: digest) != nil)
+    }
 }
