@@ -146,6 +146,7 @@ extension S3BlobStore: BlobBackend {
 
     /// Whether the bucket holds at least one blob under the prefix.
     public func hasBlobs() throws -> Bool { try !client.list(prefix: "sha256/", limit: 1).isEmpty }
+    /// Whether the trash holds an object (one listing of at most one key).
     public func hasTrashedBlobs() throws -> Bool { try !client.list(prefix: "trash/", limit: 1).isEmpty }
 }
 

@@ -313,6 +313,21 @@ func readChunk(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, _ path: 
     return filled
 }
 
+/// Gives `length` bytes of `fd` from `offset` to `body`, a MiB at a time, read with pread (the
+/// file's position is neither used nor moved), retrying EINTR; a file that ends before them is
+/// an I/O error on `path`.
+func forEachChunk(of fd: Int32, offset: Int64 = 0, length: Int64, _ path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    var done: Int64 = 0
+    while done < length {
+        let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, Int(length - done)), off_t(offset + done)) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { throw BlobStoreError.io(path: path, operation: "read", errno: n < 0 ? errno : EIO) }
+        try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        done += Int64(n)
+    }
+}
+
 /// sync_file_range(2), declared only under _GNU_SOURCE like syncfs.
 @_silgen_name("sync_file_range")
 func syncFileRange(_ fd: Int32, _ offset: Int64, _ count: Int64, _ flags: UInt32) -> Int32

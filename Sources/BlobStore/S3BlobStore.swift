@@ -131,15 +131,7 @@ public final class S3BlobStore: @unchecked Sendable {
             let written = try get(digest) { try client.get($0, into: fd) }
             return (written, try Self.hash(fd: fd, size: written))
         }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var done: Int64 = 0
-        while done < size {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, Int(size - done)), off_t(done)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw BlobStoreError.io(path: lockPath, operation: "read back the download", errno: n < 0 ? errno : EIO) }
-            try buffer.withUnsafeBytes { try chunk(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            done += Int64(n)
-        }
+        try forEachChunk(of: fd, length: size, "the download of \(digest.hex)", chunk)
     }
 
     /// `download` until its bytes hash to `digest`, at most `client.retries + 1` times: bytes
@@ -187,15 +179,7 @@ public final class S3BlobStore: @unchecked Sendable {
     /// The SHA-256 of the first `size` bytes of `fd`.
     static func hash(fd: Int32, size: Int64) throws -> BlobDigest {
         let hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var done: Int64 = 0
-        while done < size {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, Int(size - done)), off_t(done)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw BlobStoreError.io(path: "download", operation: "read back", errno: n < 0 ? errno : EIO) }
-            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            done += Int64(n)
-        }
+        try forEachChunk(of: fd, length: size, "a download") { hasher.update($0) }
         return hasher.finish()
     }
 

@@ -103,15 +103,7 @@ extension S3Client {
     /// The SHA-256 of `length` bytes of `fd` from `offset`.
     static func sha256(fd: Int32, offset: Int64, length: Int64) throws -> BlobDigest {
         let hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var done: Int64 = 0
-        while done < length {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, Int(length - done)), off_t(offset + done)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw S3Error.network("cannot read the file being uploaded", request: "hash") }
-            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            done += Int64(n)
-        }
+        try forEachChunk(of: fd, offset: offset, length: length, "the file being uploaded") { hasher.update($0) }
         return hasher.finish()
     }
 }

@@ -131,15 +131,7 @@ public final class S3Client: @unchecked Sendable {
     /// The MD5 of the first `size` bytes of `fd`, in hex.
     static func md5(fd: Int32, size: Int64) throws -> String {
         let hasher = MD5()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var done: Int64 = 0
-        while done < size {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, Int(size - done)), off_t(done)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw S3Error.network("cannot read the file being uploaded", request: "MD5") }
-            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            done += Int64(n)
-        }
+        try forEachChunk(of: fd, length: size, "the file being uploaded") { hasher.update($0) }
         return hasher.finish()
     }
 

@@ -1,4 +1,3 @@
-import CImaging
 import Foundation
 
 extension Imaging {
@@ -61,17 +60,7 @@ extension Imaging {
     /// How many bytes of a JPEG libjpeg skips as not image data, read by a decode at 1/8 scale
     /// (every scan is still entropy-decoded).
     static func extraneousBytes(_ data: Data, limits: ImageLimits) throws -> Int {
-        var info = img_info()
-        var result = img_result()
-        var pixels: UnsafeMutablePointer<UInt8>?
-        var width: Int32 = 0, height: Int32 = 0
-        var cLimits = limits.c
-        let status = data.withUnsafeBytes { raw in
-            img_jpeg_decode(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, 8, &cLimits, &info, &pixels, &width, &height, &result)
-        }
-        img_free(pixels)
-        try check(status, result, .jpeg)
-        return Int(result.extraneous)
+        Int(try decodeReporting(data, format: .jpeg, scale: 8, limits: limits).report.extraneous)
     }
 
     /// "Exif\0\0" and a big-endian TIFF block holding one tag: the orientation.

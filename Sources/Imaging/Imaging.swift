@@ -95,6 +95,12 @@ public enum Imaging {
     /// embedded thumbnail at least that large stands for its pixels once the photo itself has decoded
     /// (0: full size).
     static func decode(_ data: Data, format: ImageFormat, scale: Int, limits: ImageLimits, maxSide: Int = 0) throws -> Pixels {
+        try decodeReporting(data, format: format, scale: scale, limits: limits, maxSide: maxSide).pixels
+    }
+
+    /// `decode`, with what the decoder reported beside the pixels (its warnings, the bytes it skipped).
+    static func decodeReporting(_ data: Data, format: ImageFormat, scale: Int, limits: ImageLimits,
+                                maxSide: Int = 0) throws -> (pixels: Pixels, report: img_result) {
         var info = img_info()
         var result = img_result()
         var pixels: UnsafeMutablePointer<UInt8>?
@@ -112,7 +118,7 @@ public enum Imaging {
         if status != Int32(IMG_OK) { img_free(pixels) }
         try check(status, result, format)
         guard let pixels else { throw ImageError.corrupt(format, "no pixels") }
-        return Pixels(adopting: pixels, width: Int(width), height: Int(height))
+        return (Pixels(adopting: pixels, width: Int(width), height: Int(height)), result)
     }
 
     /// The EXIF block as "Exif\0\0" and TIFF data (or a whole JPEG, which libexif reads too).

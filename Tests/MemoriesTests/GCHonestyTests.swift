@@ -22,17 +22,7 @@ import Testing
     /// `memories ARGS` without the capabilities that let root read any folder (CAP_DAC_OVERRIDE,
     /// CAP_DAC_READ_SEARCH), so that a folder's mode applies to the tests, which run as root.
     func runWithoutOverride(_ box: Sandbox, _ args: [String]) throws -> Sandbox.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search",
-                             packageRoot.appendingPathComponent(".build/debug/memories").path, "--library", box.library.path] + args
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Sandbox.Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        try box.run(wrappedBy: ["/usr/bin/setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search"], args)
     }
 
     @Test func aDryRunPredictsExactlyWhatTheRunReports() throws {

@@ -7,17 +7,7 @@ import Testing
 @Suite struct PrivacyTests {
     /// `memories --library library args…` under `umask`, through sh (Process cannot set a umask).
     func run(_ library: URL, umask: String, _ args: [String]) throws -> Sandbox.Result {
-        let program = packageRoot.appendingPathComponent(".build/debug/memories").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "umask \(umask); exec \"$0\" \"$@\"", program, "--library", library.path] + args
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Sandbox.Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        try Sandbox().run(wrappedBy: ["/bin/sh", "-c", "umask \(umask); exec \"$0\" \"$@\""], args, library: library)
     }
 
     /// Every folder and file under `root` (not through links) with its permission bits.

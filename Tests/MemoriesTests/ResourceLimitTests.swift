@@ -7,18 +7,10 @@ import Testing
     /// 153 and nothing said), and the library stays healthy.
     @Test func aFileSizeLimitIsSaidAndLosesNothing() throws {
         let box = Sandbox()
-        let program = packageRoot.appendingPathComponent(".build/debug/memories").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -f 100; exec \"$0\" \"$@\"", program, "--library", box.library.path,
-                             "import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome"]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1, "\(stderr)")
+        let limited = try box.run(wrappedBy: ["/bin/sh", "-c", "ulimit -f 100; exec \"$0\" \"$@\""],
+                                  ["import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome"])
+        let stderr = limited.stderr
+        #expect(limited.status == 1, "\(stderr)")
         #expect(stderr.contains("a file size limit (`ulimit -f`) stopped a write of the library"), "\(stderr)")
         if FileManager.default.fileExists(atPath: box.library.appendingPathComponent("library.store").path) {
             let verify = try box.run("verify")

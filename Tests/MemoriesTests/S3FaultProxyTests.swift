@@ -131,17 +131,9 @@ struct S3FaultProxyTests {
         let rule = Rule()
         let (box, proxy, _) = try library(rule)
         defer { proxy.stop() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.faketime)
-        process.arguments = ["-f", "+2h", packageRoot.appendingPathComponent(".build/debug/memories").path, "--library", box.library.path,
-                             "import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris"]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        let skewed = try box.run(wrappedBy: [Self.faketime, "-f", "+2h"], ["import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris"])
+        let stderr = skewed.stderr
+        #expect(skewed.status == 1)
         #expect(stderr.contains("refused because this machine's clock is 2 h 0 min ahead of the service's (its answer was dated "), "\(stderr)")
         #expect(stderr.contains("Set this machine's clock right (`timedatectl set-ntp true`, or `date -s`) and run the same command again"), "\(stderr)")
         #expect(!stderr.contains("HTTP 403"))

@@ -56,6 +56,28 @@ final class Sandbox {
         return (process, out, err)
     }
 
+    /// `memories --library <library> args…` started by `wrapper` (`["/bin/sh", "-c", "umask 077; exec \"$0\" \"$@\""]`,
+    /// `["/usr/bin/setpriv", …]`, `["/usr/bin/faketime", "-f", "+2h"]`), with `library` in place of the
+    /// sandbox's when given: what a wrapper sets (a umask, capabilities, a clock, a limit) applies
+    /// to the program.
+    func run(wrappedBy wrapper: [String], _ args: [String], library: URL? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: wrapper[0])
+        process.arguments = Array(wrapper.dropFirst()) + [packageRoot.appendingPathComponent(".build/debug/memories").path,
+                                                          "--library", (library ?? self.library).path] + args
+        var environment = ProcessInfo.processInfo.environment
+        environment["TZ"] = "UTC"
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
     /// Blob files in the library.
     func blobFiles() -> [String] {
         let root = library.appendingPathComponent(".library_SUPPORT/sha256")
@@ -118,7 +140,6 @@ extension Sandbox {
     /// parent's memory until then).
     func measured(_ args: [String], seconds: Double = 120) throws -> Measured {
         let peak = url.appendingPathComponent("peak-\(UUID().uuidString)")
-        let program = packageRoot.appendingPathComponent(".build/debug/memories").path
         let parent = """
             import resource, subprocess, sys
             try:
@@ -128,21 +149,8 @@ extension Sandbox {
             open(sys.argv[1], "w").write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
             sys.exit(code if code >= 0 else 128 - code)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", parent, peak.path, String(seconds), program, "--library", library.path] + args
-        var environment = ProcessInfo.processInfo.environment
-        environment["TZ"] = "UTC"
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let run = try self.run(wrappedBy: ["/usr/bin/env", "python3", "-c", parent, peak.path, String(seconds)], args)
         let kilobytes = Int((try? String(contentsOf: peak, encoding: .utf8)) ?? "") ?? Int.max / 1024
-        return Measured(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                        stderr: String(decoding: stderr, as: UTF8.self), peakBytes: kilobytes * 1024)
+        return Measured(status: run.status, stdout: run.stdout, stderr: run.stderr, peakBytes: kilobytes * 1024)
     }
 }
