@@ -96,12 +96,19 @@ public struct ExifInfo: Equatable, Sendable, Codable {
 
     /// 10000-01-01T00:00:00Z, the first instant past the year 9999.
     static let endOfYear9999 = Date(timeIntervalSince1970: 253_402_300_800)
+    /// 0001-01-01T00:00:00Z in the calendar dates are read in (Julian before 1582), as the
+    /// command line's lower bound.
+    static let startOfYear1: Date = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(from: DateComponents(year: 1, month: 1, day: 1)) ?? Date(timeIntervalSince1970: -62_135_596_800)
+    }()
 
     /// In the years 1–9999 in UTC; a reading without an offset (a camera clock's) in every zone
     /// it may have been taken in (±14 hours), so that it stays in range wherever it is shown.
     static func isInRange(_ date: Date, offset: Int?) -> Bool {
         let margin: TimeInterval = offset == nil ? 14 * 3600 : 0
-        return date.addingTimeInterval(margin) < endOfYear9999 && date.addingTimeInterval(-margin) >= Date(timeIntervalSince1970: -62_135_596_800)
+        return date.addingTimeInterval(margin) < endOfYear9999 && date.addingTimeInterval(-margin) >= startOfYear1
     }
 
     /// The capture time alone (see `capture`).
@@ -136,30 +143,43 @@ public struct ExifInfo: Equatable, Sendable, Codable {
     }
 
     /// "2024-06-13T23:30:00.5+02:00", "…Z", "2024-06-13T23:30", "2024-06-13": the wall-clock
-    /// time (as in `components(exif:)`) and the offset when written.
+    /// time (as in `components(exif:)`) and the offset when written. Read strictly: the year is
+    /// 4 to 9 digits (more than 4 is a year `isInRange` names), every other field exactly its
+    /// digits, a fraction only after the seconds, and nothing else (a field such as "nan" or
+    /// "1e300", which Double would read, crashed the import).
     static func components(iso text: String) -> (Double, Int?)? {
-        // A year with a sign (ISO 8601's expanded years, "-2024-06-13") is not a photo's.
-        guard let first = text.first, first.isNumber else { return nil }
-        var body = Substring(text)
+        var rest = Substring(text)
+        func digits(_ count: ClosedRange<Int>) -> Int? {
+            let run = rest.prefix(while: { $0.isASCII && $0.isNumber })
+            guard count.contains(run.count) else { return nil }
+            rest = rest.dropFirst(run.count)
+            return Int(run)
+        }
+        func take(_ character: Character) -> Bool {
+            guard rest.first == character else { return false }
+            rest = rest.dropFirst()
+            return true
+        }
+        guard let year = digits(4...9), take("-"), let month = digits(2...2), take("-"), let day = digits(2...2) else { return nil }
+        var (hour, minute, second) = (0, 0, 0.0)
+        if take("T") {
+            guard let h = digits(2...2), take(":"), let m = digits(2...2) else { return nil }
+            (hour, minute) = (h, m)
+            if take(":") {
+                guard let s = digits(2...2) else { return nil }
+                second = Double(s)
+                if take("."), case let fraction = rest.prefix(while: { $0.isASCII && $0.isNumber }), !fraction.isEmpty {
+                    second += Double("0." + fraction) ?? 0
+                    rest = rest.dropFirst(fraction.count)
+                }
+            }
+        }
         var offset: Int?
-        if body.hasSuffix("Z") {
-            offset = 0
-            body = body.dropLast()
-        } else if body.count > 10, let sign = body.lastIndex(where: { $0 == "+" || $0 == "-" }), body.distance(from: body.startIndex, to: sign) > 10 {
-            offset = Self.offset(String(body[sign...]))
-            guard offset != nil else { return nil }
-            body = body[..<sign]
+        if !rest.isEmpty {
+            guard rest == "Z" || rest.first == "+" || rest.first == "-", let parsed = rest == "Z" ? 0 : Self.offset(String(rest)) else { return nil }
+            offset = parsed
         }
-        let parts = body.split(separator: "T", maxSplits: 1)
-        let day = parts[0].split(separator: "-").compactMap { Int($0) }
-        guard day.count == 3 else { return nil }
-        var clock: [Double] = [0, 0, 0]
-        if parts.count == 2 {
-            let fields = parts[1].split(separator: ":").compactMap { Double($0) }
-            guard (2...3).contains(fields.count) else { return nil }
-            for (i, value) in fields.enumerated() { clock[i] = value }
-        }
-        guard let seconds = wallClock(day[0], day[1], day[2], Int(clock[0]), Int(clock[1]), clock[2]) else { return nil }
+        guard let seconds = wallClock(year, month, day, hour, minute, second) else { return nil }
         return (seconds, offset)
     }
 

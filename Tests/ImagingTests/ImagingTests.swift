@@ -200,6 +200,13 @@ let red = (220, 30, 30), green = (30, 200, 30), blue = (30, 30, 220), white = (2
         #expect(xmp.capture == nil && xmp.unusableDates.isEmpty, "a signed year is no date")
         xmp.xmpDates = ["0001-01-01T00:00:00+14:00"]
         #expect(xmp.capture == nil && xmp.unusableDates == ["XMP 0001-01-01T00:00:00+14:00"])
+        // Fields Double would read (the first crashed the import: NaN to Int), or half read.
+        for text in ["2024-06-13Tnan:00", "2024-06-13T1e300:00", "2024-06-13T-1e300:00Z", "2024-06-13T12:xx:30", "2024-06-13T0x1p3:00",
+                     "9223372036854775807-01-01", "2024-6-13", "2024-06-13T12", "2024-06-13 12:00"] {
+            xmp.xmpDates = [text]
+            #expect(xmp.capture == nil && xmp.unusableDates.isEmpty, "\(text)")
+        }
+        #expect(exif("0001:01:02 23:59:59+00:00").capture != nil, "the year 1 in the command line's calendar")
     }
 
     @Test func xmpDatesParseInEveryWrittenForm() {
