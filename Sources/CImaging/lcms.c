@@ -5,6 +5,18 @@
 
 static void quiet(cmsContext context, cmsUInt32Number code, const char *text) { (void)context; (void)code; (void)text; }
 
+int img_icc_valid(const unsigned char *icc, size_t icc_size) {
+    if (!icc || icc_size < 132 || icc_size > 16 << 20) return -1;
+    // The header's own size must be the block's: bytes after a profile are not the profile's.
+    unsigned long declared = (unsigned long)icc[0] << 24 | (unsigned long)icc[1] << 16 | (unsigned long)icc[2] << 8 | icc[3];
+    if (declared != icc_size) return -1;
+    cmsSetLogErrorHandler(quiet);
+    cmsHPROFILE profile = cmsOpenProfileFromMem(icc, (cmsUInt32Number)icc_size);
+    if (!profile) return -1;
+    cmsCloseProfile(profile);
+    return 0;
+}
+
 int img_rgb_to_srgb(unsigned char *rgb, size_t pixels, const unsigned char *icc, size_t icc_size) {
     if (!icc || icc_size < 132 || icc_size > 16 << 20) return -1;
     cmsSetLogErrorHandler(quiet);

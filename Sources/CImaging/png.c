@@ -17,8 +17,13 @@ static void on_error(png_structp png, png_const_charp message) {
     png_longjmp(png, 1);
 }
 
-// libpng's warnings were all harmless on real photos (iCCP profile notes): ignored.
-static void on_warning(png_structp png, png_const_charp message) { (void)png; (void)message; }
+// libpng's warnings were all harmless on real photos (iCCP profile notes): ignored, but for those
+// that say the image data held more than the image (counted: bytes there could hold anything).
+static void on_warning(png_structp png, png_const_charp message) {
+    reader *r = (reader *)png_get_error_ptr(png);
+    if (r && message && (strstr(message, "xtra compressed data") || strstr(message, "Too much image data") || strstr(message, "too much image data")))
+        r->result->extraneous++;
+}
 
 static void on_read(png_structp png, png_bytep out, png_size_t length) {
     reader *r = (reader *)png_get_io_ptr(png);
@@ -83,6 +88,7 @@ int img_png_probe(const unsigned char *data, size_t size, img_info *info, img_re
     memset(info, 0, sizeof *info);
     result->status = IMG_OK;
     result->warnings = 0;
+    result->extraneous = 0;
     result->message[0] = 0;
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, on_error, on_warning);
     if (!png) return result->status = IMG_ENOMEM;
@@ -107,6 +113,7 @@ int img_png_icc(const unsigned char *data, size_t size, unsigned char **out, siz
     *out = NULL;
     *out_size = 0;
     result.message[0] = 0;
+    result.extraneous = 0;
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, on_error, on_warning);
     if (!png) return -1;
     png_infop info_ptr = png_create_info_struct(png);
@@ -177,6 +184,7 @@ int img_png_decode(const unsigned char *data, size_t size, const img_limits *lim
     memset(info, 0, sizeof *info);
     result->status = IMG_OK;
     result->warnings = 0;
+    result->extraneous = 0;
     result->message[0] = 0;
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, on_error, on_warning);
     if (!png) return result->status = IMG_ENOMEM;

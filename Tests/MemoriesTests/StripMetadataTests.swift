@@ -198,4 +198,54 @@ struct ManifestJSON: Decodable {
         let html = try String(contentsOf: out.appendingPathComponent("index.html"), encoding: .utf8)
         #expect(!html.contains("2024-06-01"), "the gallery shows no capture day")
     }
+
+    /// Text hidden where a decoder does not look (an Adobe segment's spare bytes, a DNL segment, a
+    /// quantization or Huffman table nothing uses, ICC segments that are no profile; PNG chunks
+    /// longer than their contents, data after the compressed image, an iCCP that is no profile)
+    /// went out copied as it was. Now such a photo is re-encoded, or the segment dropped; a real
+    /// profile (Display P3) stays, and the copy stays lossless.
+    @Test func textHiddenInSegmentsAndChunksDoesNotGoOut() throws {
+        let secret = Array("SECRET-GPS 48.8584N 2.2945E".utf8)
+        let jpeg = [UInt8](try Data(contentsOf: fixtureImages.appendingPathComponent("good/photo.jpg")))
+        func segment(_ marker: UInt8, _ body: [UInt8]) -> [UInt8] { [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body }
+        func beforeFrame(_ extra: [UInt8]) -> Data {
+            let sof = jpeg.indices.first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }!
+            return Data(jpeg[..<sof] + extra + jpeg[sof...])
+        }
+        let variants: [String: Data] = [
+            "app14-extra.jpg": beforeFrame(segment(0xEE, Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, 1] + secret)),
+            "app14-only.jpg": beforeFrame(segment(0xEE, Array("Adobe".utf8) + secret)),
+            "dnl.jpg": beforeFrame(segment(0xDC, secret)),
+            "dqt-unused.jpg": beforeFrame(segment(0xDB, [3] + Array((secret + [UInt8](repeating: 1, count: 64)).prefix(64)))),
+            "dht-unused.jpg": beforeFrame(segment(0xC4, [0x13] + [UInt8](repeating: 0, count: 15) + [UInt8(secret.count)] + secret)),
+            "icc-text.jpg": beforeFrame(segment(0xE2, Array("ICC_PROFILE\0".utf8) + [1, 1] + secret)),
+        ]
+        var png = [UInt8](try Data(contentsOf: fixtureImages.appendingPathComponent("good/rgba.png")))
+        let idat = png.indices.first { Array(png[$0..<min($0 + 4, png.count)]) == Array("IDAT".utf8) }! - 4
+        var pngs: [String: Data] = [:]
+        for (name, extra) in [("phys-extra.png", Imaging.chunk("pHYs", [0, 0, 11, 19, 0, 0, 11, 19, 1] + secret)),
+                              ("bkgd-extra.png", Imaging.chunk("bKGD", [0, 255, 0, 255, 0, 255] + secret))] {
+            pngs[name] = Data(png[..<idat] + extra + png[idat...])
+        }
+        let idatLength = Int(png[idat]) << 24 | Int(png[idat + 1]) << 16 | Int(png[idat + 2]) << 8 | Int(png[idat + 3])
+        let compressed = Array(png[(idat + 8)..<(idat + 8 + idatLength)])
+        png.replaceSubrange(idat..<(idat + 12 + idatLength), with: Imaging.chunk("IDAT", compressed + secret))
+        pngs["idat-tail.png"] = Data(png)
+        let box = Sandbox()
+        let folder = box.url.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (name, data) in variants.merging(pngs, uniquingKeysWith: { a, _ in a }) { try data.write(to: folder.appendingPathComponent(name)) }
+        _ = box.copy(fixtureImages.appendingPathComponent("good/display-p3.jpg"), to: "in/display-p3.jpg")
+        let imported = try box.run("import", folder.path, "--title", "Hidden")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let out = box.url.appendingPathComponent("out")
+        let result = try box.run("export", "Hidden", out.path, "--strip-metadata")
+        #expect(result.status == 0, "\(result.stderr)")
+        for name in try FileManager.default.contentsOfDirectory(atPath: out.path) {
+            let written = try Data(contentsOf: out.appendingPathComponent(name))
+            #expect(written.range(of: Data("SECRET".utf8)) == nil, "\(name) keeps the hidden text")
+        }
+        let p3 = try Data(contentsOf: out.appendingPathComponent("display-p3.jpg"))
+        #expect(Imaging.iccProfile(of: p3, format: .jpeg) != nil && !result.stderr.contains("display-p3.jpg"), "a real profile stays, losslessly")
+    }
 }

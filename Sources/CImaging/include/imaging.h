@@ -95,6 +95,8 @@ int img_png_encode(const unsigned char *rgb, int width, int height, const unsign
 
 /// The ICC profile of a PNG (its iCCP chunk, decompressed), malloc'ed. Returns 0 when found.
 int img_png_icc(const unsigned char *data, size_t size, unsigned char **out, size_t *out_size);
+/// 0 when `icc` is a whole ICC profile LittleCMS reads, its header's size the block's; -1 otherwise.
+int img_icc_valid(const unsigned char *icc, size_t icc_size);
 /// Converts 8-bit RGB in place from an RGB ICC profile to sRGB (LittleCMS, perceptual intent).
 /// Returns 0 when converted, -1 when the profile is not an RGB profile LittleCMS can use.
 int img_rgb_to_srgb(unsigned char *rgb, size_t pixels, const unsigned char *icc, size_t icc_size);
