@@ -14,10 +14,17 @@ public final class FileLock {
     /// Blocks until the lock is granted, or throws after `timeout` seconds.
     public init(path: String, mode: Mode, timeout: TimeInterval = 600) throws {
         self.path = path
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, Privacy.fileMode)
+        // Never through a link (one planted in a loosened store would have this chmod, or create,
+        // a file elsewhere), and only a file.
+        fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, Privacy.fileMode)
         try check(fd, "open lock", path)
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw BlobStoreError.io(path: path, operation: "open lock (not a file)", errno: ELOOP)
+        }
         // Exactly 0600 whatever the umask (a lock of another user's is left as it is).
-        _ = fchmod(fd, Privacy.fileMode)
+        if info.st_uid == geteuid() { _ = fchmod(fd, Privacy.fileMode) }
         let operation = (mode == .shared ? LOCK_SH : LOCK_EX)
         let deadline = Date().addingTimeInterval(timeout)
         while flock(fd, operation | LOCK_NB) != 0 {

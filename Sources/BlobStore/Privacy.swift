@@ -25,11 +25,8 @@ public enum Privacy {
             if errno == EEXIST { return false }
             throw BlobStoreError.io(path: path, operation: "mkdir", errno: errno)
         }
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        if fd >= 0 {
-            _ = fchmod(fd, folderMode)
-            close(fd)
-        }
+        // By path: a umask of 0777 leaves the new folder 000, which not even its owner can open.
+        _ = chmod(path, folderMode)
         return true
     }
 
@@ -62,13 +59,17 @@ public enum Privacy {
         public var changed = 0
         /// The first entry that could not be changed, and why (errno).
         public var failure: (path: String, errno: Int32)?
+        /// The first folder or file that belongs to another user (left as it is), and its owner.
+        public var foreign: (path: String, uid: uid_t)?
     }
 
     /// Sets every folder under `path` (itself included) to 0700 and every file to 0600, where it
-    /// is not so already and belongs to this user. The walk goes through open descriptors only
-    /// (openat with O_NOFOLLOW, fstat and fchmod on what was opened): a symbolic link is never
-    /// followed, and a name swapped for a link between two steps leads nowhere, so nothing outside
-    /// the folder is ever changed. Entries that are neither folders nor files are left.
+    /// is not so already and belongs to this user; one that belongs to another user is left and
+    /// named (`foreign`). The walk goes through open descriptors only (openat with O_NOFOLLOW,
+    /// fstat and fchmod on what was opened): a symbolic link is never followed, and a name swapped
+    /// for a link between two steps leads nowhere, so nothing outside the folder is ever changed.
+    /// What a folder holds is tightened before the folder itself, so a walk stopped part way leaves
+    /// `path` as it was, and the next one starts again. Entries neither folders nor files are left.
     public static func tighten(_ path: String) -> Tightening {
         var result = Tightening()
         let top = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -84,10 +85,19 @@ public enum Privacy {
     private static func walk(_ fd: Int32, shown: String, into result: inout Tightening) {
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_uid == geteuid() else { return }
-        if info.st_mode & 0o777 != folderMode {
-            if fchmod(fd, folderMode) == 0 { result.changed += 1 } else if result.failure == nil { result.failure = (shown, errno) }
+        guard fstat(fd, &info) == 0 else { return }
+        guard info.st_uid == geteuid() else {
+            if result.foreign == nil { result.foreign = (shown, info.st_uid) }
+            return
         }
+        // The folder itself last (after what it holds), whatever happens below.
+        defer {
+            if info.st_mode & 0o777 != folderMode {
+                if fchmod(fd, folderMode) == 0 { result.changed += 1 } else if result.failure == nil { result.failure = (shown, errno) }
+            }
+        }
+        // Its owner may have been shut out (an old umask): it must be listable to be walked.
+        if info.st_mode & 0o500 != 0o500 { _ = fchmod(fd, info.st_mode & 0o777 | 0o700) }
         // The listing reads its own descriptor: `fd` stays for the openat calls.
         let listing = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard listing >= 0, let dir = fdopendir(listing) else {
@@ -110,7 +120,9 @@ public enum Privacy {
             case S_IFDIR:
                 walk(child, shown: shown + "/" + name, into: &result)
             case S_IFREG:
-                if childInfo.st_uid == geteuid() && childInfo.st_mode & 0o777 != fileMode {
+                if childInfo.st_uid != geteuid() {
+                    if result.foreign == nil { result.foreign = (shown + "/" + name, childInfo.st_uid) }
+                } else if childInfo.st_mode & 0o777 != fileMode {
                     if fchmod(child, fileMode) == 0 { result.changed += 1 } else if result.failure == nil { result.failure = (shown + "/" + name, errno) }
                 }
                 close(child)

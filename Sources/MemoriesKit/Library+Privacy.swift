@@ -47,13 +47,18 @@ extension Library {
     /// Tightens a library whose folder, or a file or folder at its top, is loose (`isLoose`): every
     /// folder and file under it, through open descriptors only (`Privacy.tighten`). Returns the
     /// note for the user, or nil when nothing had to change.
-    static func makePrivate(_ directory: URL) -> String? {
+    static func makePrivate(_ directory: URL) throws -> String? {
         var status = stat()
         guard let loose = topEntries(directory).first(where: { lstat($0, &status) == 0 && (status.st_mode & S_IFMT) != S_IFLNK && isLoose(status) })
         else { return nil }
         _ = lstat(loose, &status)
         let was = String(status.st_mode & 0o777, radix: 8)
         let done = Privacy.tighten(directory.path)
+        // Another user's folder or file inside: they have been in this library, and may read it still.
+        if let (path, uid) = done.foreign {
+            let name = getpwuid(uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(uid)"
+            throw LibraryError.ownedByAnother(path, owner: name, uid: Int(uid))
+        }
         if let failed = done.failure {
             return "the library at \(directory.path) is not private (\(loose): mode \(was)) and could not be made so "
                 + "(\(failed.path): \(String(cString: strerror(failed.errno)))); keep it on a file system that keeps permissions, "

@@ -84,7 +84,7 @@ public final class Library {
             try Privacy.makeFolders(directory.path)
             if !FileManager.default.fileExists(atPath: store.path) { try Self.makePrivateStore(store, exclusive: false) }
         }
-        if !readOnly { privacyNote = Self.makePrivate(directory) }
+        if !readOnly { privacyNote = try Self.makePrivate(directory) }
         let support = directory.appendingPathComponent(".library_SUPPORT")
         let supportExisted = FileManager.default.fileExists(atPath: support.path)
         // A photo folder that is a link to nothing (a disk not mounted) is said as such, not as a

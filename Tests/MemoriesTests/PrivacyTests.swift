@@ -129,4 +129,43 @@ import Testing
         var info = stat()
         #expect(stat(outside.path, &info) == 0 && info.st_mode & 0o777 == 0o644, "the file a link names is left as it was")
     }
+
+    /// Another user's folder found inside a library being tightened (they got in while it was
+    /// loose, and may hold it open) is refused, not called private; a lock planted as a link is
+    /// never followed; a umask of 0777 for a user without root's override leaves a usable library.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
+    func anotherUsersFolderInsideAndPlantedLinksAreRefused() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome").status == 0)
+        let loosen = Process()
+        loosen.executableURL = URL(fileURLWithPath: "/bin/chmod")
+        loosen.arguments = ["-R", "go+rwX", box.library.path]
+        try loosen.run()
+        loosen.waitUntilExit()
+        let fanOut = try #require(try FileManager.default.contentsOfDirectory(atPath: box.library.appendingPathComponent(".library_SUPPORT/sha256").path).first)
+        let theirs = box.library.appendingPathComponent(".library_SUPPORT/sha256/\(fanOut)")
+        chown(theirs.path, 65534, 65534)
+        let refused = try box.run("edit", "Rome", "--notes", "x")
+        #expect(refused.status == 1 && refused.stderr.contains("\(theirs.path) belongs to nobody (uid 65534)"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("it is now"))
+        chown(theirs.path, 0, 0)
+
+        let outside = box.url.appendingPathComponent("outside.html")
+        _ = FileManager.default.createFile(atPath: outside.path, contents: Data("mine".utf8))
+        chmod(outside.path, 0o644)
+        let lock = box.library.appendingPathComponent(".library_SUPPORT/titles.lock")
+        try? FileManager.default.removeItem(at: lock)
+        try FileManager.default.createSymbolicLink(at: lock, withDestinationURL: outside)
+        let planted = try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "New")
+        #expect(planted.status == 1, "\(planted.stderr)")
+        var info = stat()
+        #expect(stat(outside.path, &info) == 0 && info.st_mode & 0o777 == 0o644, "the file the link names is left as it was")
+
+        let other = Sandbox()
+        let shutOut = try other.run(wrappedBy: ["/usr/bin/setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search",
+                                                "/bin/sh", "-c", "umask 0777; exec \"$0\" \"$@\""],
+                                    ["import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris"])
+        #expect(shutOut.status == 0, "\(shutOut.stderr)")
+        #expect(try other.run(wrappedBy: ["/usr/bin/setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search"], ["verify"]).status == 0)
+    }
 }
