@@ -73,17 +73,22 @@ extension BlobStore {
         var report = SweepReport(dryRun: dryRun)
         try Privacy.makeFolder(trashPath)
         // 1. Referenced again (a restored database, a re-import): back from the trash. Only files
-        //    are trashed blobs: anything else there is left as it is, and said.
+        //    are trashed blobs: anything else there is left as it is, and said. The trash is held
+        //    by a descriptor opened without following a link, and every later step on it goes
+        //    through that descriptor: a link swapped in its place mid-run leads nowhere.
         var trashed: [(digest: BlobDigest, info: stat)] = []
         var trashAfter = TrashSummary()
         // Nothing goes into, or is deleted from, a trash that could not be listed (a link put in
         // its place leads outside the store).
         var trashUsable = true
+        let trash = open(trashPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        defer { if trash >= 0 { close(trash) } }
         do {
-            try forEachEntry(in: trashPath) { path, _ in
+            guard trash >= 0 else { throw BlobStoreError.io(path: trashPath, operation: "opendir", errno: errno) }
+            try forEachEntry(in: trashPath, descriptor: trash) { path, _ in
                 let name = path[path.index(after: path.lastIndex(of: "/")!)...]
                 var info = stat()
-                guard let digest = BlobDigest(exactHex: String(name)), lstat(path, &info) == 0 else { return }
+                guard let digest = BlobDigest(exactHex: String(name)), fstatat(trash, String(name), &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
                 guard (info.st_mode & S_IFMT) == S_IFREG else {
                     report.warnings.append("\(path) is not a file (a folder or a link), so it is not a trashed photo: left as it is")
                     return
@@ -95,7 +100,7 @@ extension BlobStore {
                     return
                 }
                 do {
-                    if !dryRun { try restoreFromTrash(digest) }
+                    if !dryRun { try restoreFromTrash(digest, from: trash) }
                     report.restoredBlobs += 1
                     trashAfter.count -= 1
                     trashAfter.bytes -= Int64(info.st_size)
@@ -158,7 +163,7 @@ extension BlobStore {
         let trashedSizes = Dictionary(trashed.map { ($0.digest, Int64($0.info.st_size)) }, uniquingKeysWith: { a, _ in a })
         for candidate in candidates where trashUsable {
             do {
-                if !dryRun { try moveToTrash(candidate.digest) }
+                if !dryRun { try moveToTrash(candidate.digest, into: trash) }
             } catch let error as BlobStoreError {
                 report.failures.append("\(candidate.digest.hex) is not used but could not be moved to the trash (\(error.localizedDescription))")
                 continue
@@ -182,13 +187,13 @@ extension BlobStore {
         let trashCutoff = now - trashGracePeriod
         for (digest, info) in trashed where !justMoved.contains(digest) {
             if mtime(info) < Self.earliestPlausibleTime && !pruneNow {
-                if !dryRun { utimensat(AT_FDCWD, trashPath(for: digest), nil, 0) }
+                if !dryRun { utimensat(trash, digest.hex, nil, AT_SYMLINK_NOFOLLOW) }
                 report.warnings.append("\(digest.hex) was put in the trash at a time when the clock was wrong (\(Date(timeIntervalSince1970: mtime(info)))); "
                                        + "it is kept \(Int(trashGracePeriod / 86400)) days from now")
                 continue
             }
             guard pruneNow || mtime(info) < trashCutoff else { continue }
-            if !dryRun && unlink(trashPath(for: digest)) != 0 && errno != ENOENT {
+            if !dryRun && unlinkat(trash, digest.hex, 0) != 0 && errno != ENOENT {
                 report.failures.append("\(trashPath(for: digest)) could not be deleted from the trash (\(String(cString: strerror(errno))))")
                 continue
             }
@@ -199,7 +204,7 @@ extension BlobStore {
         }
         // A dry run's trash is what the real run would leave, worked out from what it would do;
         // a real run counts what is there now.
-        report.trash = dryRun ? trashAfter : ((try? trashSummary()) ?? trashAfter)
+        report.trash = dryRun || !trashUsable ? trashAfter : ((try? trashSummary(descriptor: trash)) ?? trashAfter)
         return report
     }
 
@@ -290,8 +295,17 @@ extension BlobStore {
 
     /// Every entry directly in `directory`, with its `d_type` (no stat). A folder that cannot be
     /// opened, or read to its end, throws `.io` with the operation "opendir" or "readdir".
-    func forEachEntry(in directory: String, _ body: (String, UInt8) throws -> Void) throws {
-        guard let dir = Self.openFolder(directory) else { throw BlobStoreError.io(path: directory, operation: "opendir", errno: errno) }
+    func forEachEntry(in directory: String, descriptor: Int32? = nil, _ body: (String, UInt8) throws -> Void) throws {
+        // Through a descriptor held by the caller when given: the folder it opened, whatever is at the path now.
+        let opened: OpaquePointer?
+        if let descriptor {
+            let fd = openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            opened = fd >= 0 ? fdopendir(fd) : nil
+            if fd >= 0 && opened == nil { close(fd) }
+        } else {
+            opened = Self.openFolder(directory)
+        }
+        guard let dir = opened else { throw BlobStoreError.io(path: directory, operation: "opendir", errno: errno) }
         defer { closedir(dir) }
         while true {
             errno = 0

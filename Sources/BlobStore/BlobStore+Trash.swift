@@ -15,21 +15,28 @@ extension BlobStore {
     /// Moves a blob into the trash (after the rows referencing it were deleted and committed).
     /// Its mtime becomes the time of removal before the move, so a crash in between leaves it in
     /// place, a young orphan. Moving a blob that is not there does nothing.
+    ///
+    /// Every step goes through descriptors of the blob's folder and the trash, each opened without
+    /// following a link: a link put in place of either, even while this runs, leads nowhere.
     public func moveToTrash(_ digest: BlobDigest) throws {
         try refuseIfReadOnly()
-        let path = self.path(for: digest)
-        guard utimensat(AT_FDCWD, path, nil, 0) == 0 else {
+        guard let trash = try Self.openFolder(trashPath, creating: true) else { return }
+        defer { close(trash) }
+        try moveToTrash(digest, into: trash)
+    }
+
+    /// Moves a blob into the trash held by `trash` (a sweep holds it for the whole run).
+    func moveToTrash(_ digest: BlobDigest, into trash: Int32) throws {
+        let folder = try Self.openFolder(directory(for: digest), creating: false)
+        guard let folder else { return }  // not there: nothing to move
+        defer { close(folder) }
+        let name = digest.hex
+        guard utimensat(folder, name, nil, AT_SYMLINK_NOFOLLOW) == 0 else {
             if errno == ENOENT { return }
-            throw BlobStoreError.io(path: path, operation: "touch", errno: errno)
+            throw BlobStoreError.io(path: path(for: digest), operation: "touch", errno: errno)
         }
-        try Privacy.makeFolder(trashPath)
-        // Only into the store's own folder: a link put in its place leads outside the store.
-        var trash = stat()
-        guard lstat(trashPath, &trash) == 0, (trash.st_mode & S_IFMT) == S_IFDIR else {
-            throw BlobStoreError.io(path: trashPath, operation: "move to trash (not a folder)", errno: ELOOP)
-        }
-        if rename(path, trashPath(for: digest)) != 0 && errno != ENOENT {
-            throw BlobStoreError.io(path: path, operation: "move to trash", errno: errno)
+        if renameat(folder, name, trash, name) != 0 && errno != ENOENT {
+            throw BlobStoreError.io(path: path(for: digest), operation: "move to trash", errno: errno)
         }
     }
 
@@ -37,18 +44,38 @@ extension BlobStore {
     @discardableResult
     public func restoreFromTrash(_ digest: BlobDigest) throws -> Bool {
         try refuseIfReadOnly()
-        let trashed = trashPath(for: digest)
-        guard access(trashed, F_OK) == 0 else { return false }
+        guard let trash = try Self.openFolder(trashPath, creating: false) else { return false }
+        defer { close(trash) }
+        return try restoreFromTrash(digest, from: trash)
+    }
+
+    /// Takes a blob back from the trash held by `trash`.
+    func restoreFromTrash(_ digest: BlobDigest, from trash: Int32) throws -> Bool {
+        let name = digest.hex
+        guard faccessat(trash, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 else { return false }
         let directory = self.directory(for: digest)
-        try Privacy.makeFolder(directory)
+        guard let folder = try Self.openFolder(directory, creating: true) else { return false }
+        defer { close(folder) }
         // link, not rename: a blob written meanwhile under the final name is never replaced.
-        if link(trashed, path(for: digest)) != 0 && errno != EEXIST {
+        if linkat(trash, name, folder, name, 0) != 0 && errno != EEXIST {
             if errno == ENOENT { return false }
             throw BlobStoreError.io(path: path(for: digest), operation: "restore from trash", errno: errno)
         }
-        try BlobStore.sync(path: directory)
-        unlink(trashed)
+        try check(fsync(folder), "fsync", directory)
+        unlinkat(trash, name, 0)
         return true
+    }
+
+    /// A descriptor of one of the store's folders, opened without following a link (a link in its
+    /// place is ELOOP: `.io`); made first when `creating`. nil when it does not exist.
+    static func openFolder(_ path: String, creating: Bool) throws -> Int32? {
+        if creating { try Privacy.makeFolder(path) }
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw BlobStoreError.io(path: path, operation: "open (a link, or not a folder)", errno: errno)
+        }
+        return fd
     }
 
     /// Whether the trash holds this blob.
@@ -56,11 +83,18 @@ extension BlobStore {
 
     /// Counts what the trash holds.
     public func trashSummary() throws -> TrashSummary {
+        guard access(trashPath, F_OK) == 0 else { return TrashSummary() }
+        return try trashSummary(descriptor: nil)
+    }
+
+    /// Counts what the trash holds, through `descriptor` when given (the trash a sweep holds).
+    func trashSummary(descriptor: Int32?) throws -> TrashSummary {
         var summary = TrashSummary()
-        guard access(trashPath, F_OK) == 0 else { return summary }
-        try forEachEntry(in: trashPath) { path, _ in
+        try forEachEntry(in: trashPath, descriptor: descriptor) { path, _ in
             var info = stat()
-            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
+            let name = String(path[path.index(after: path.lastIndex(of: "/")!)...])
+            guard fstatat(descriptor ?? AT_FDCWD, descriptor == nil ? path : name, &info, AT_SYMLINK_NOFOLLOW) == 0,
+                  (info.st_mode & S_IFMT) == S_IFREG else { return }
             summary.count += 1
             summary.bytes += Int64(info.st_size)
         }

@@ -151,3 +151,37 @@ import Testing
         #expect(!store.contains(digest) && store.trashContains(digest))
     }
 }
+
+/// gc against a link swapped in place of the trash while it runs (second attack, finding 5): the
+/// sweep holds the trash by a descriptor, and every move, listing and deletion goes through it.
+@Suite struct BlobStoreTrashDescriptorTests {
+    @Test func aLinkSwappedInPlaceOfTheTrashAfterItWasOpenedLeadsNowhere() throws {
+        let dir = TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        let kept = try store.put(randomData(700, seed: 11)).digest
+        let unused = try store.put(randomData(900, seed: 12)).digest
+        try store.remove(kept)
+        let outside = dir.url.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        // A file outside, named as the trashed blob: what the attack deleted.
+        let canary = Data("someone else's".utf8)
+        try canary.write(to: outside.appendingPathComponent(kept.hex))
+
+        guard let trash = try BlobStore.openFolder(store.trashPath, creating: false) else { Issue.record("no trash"); return }
+        defer { close(trash) }
+        try FileManager.default.moveItem(atPath: store.trashPath, toPath: dir.url.appendingPathComponent("real-trash").path)
+        try FileManager.default.createSymbolicLink(atPath: store.trashPath, withDestinationPath: outside.path)
+
+        try store.moveToTrash(unused, into: trash)
+        var names: [String] = []
+        try store.forEachEntry(in: store.trashPath, descriptor: trash) { path, _ in names.append(String(path.split(separator: "/").last!)) }
+        #expect(Set(names) == [kept.hex, unused.hex], "the trash opened, not the link's folder")
+        #expect(try store.trashSummary(descriptor: trash) == BlobStore.TrashSummary(count: 2, bytes: 1600))
+        #expect(try store.restoreFromTrash(kept, from: trash) && store.contains(kept))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path) == [kept.hex])
+        #expect(try Data(contentsOf: outside.appendingPathComponent(kept.hex)) == canary, "nothing outside moved, read or deleted")
+        #expect(FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("real-trash/\(unused.hex)").path))
+        // A fresh move, by path, refuses the link.
+        #expect(throws: BlobStoreError.self) { try store.moveToTrash(store.put(randomData(10, seed: 13)).digest) }
+    }
+}
