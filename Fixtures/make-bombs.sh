@@ -154,8 +154,19 @@ def chunk(kind, body):
 open(f"{out}/png-interlaced-{side}x{side}.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 1))
                                                      + chunk(b"IDAT", bytes(data)) + chunk(b"IEND", b""))
 open(f"{raw}/white-8000.ppm", "wb").write(b"P6\n8000 8000\n255\n" + b"\xff" * (8000 * 8000 * 3))
+# Transparency in a pattern the lossless alpha coder cannot keep to 8 bits a pixel.
+side, rows, stream = 7000, [], zlib.compressobj(6)
+for y in range(side):
+    row = bytearray(b"\x00") + bytes([200, 100, 50, 0]) * side
+    row[4::4] = bytes((x ^ y) & 255 for x in range(side))
+    rows.append(stream.compress(bytes(row)))
+rows.append(stream.flush())
+open(f"{raw}/alpha-{side}.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 6, 0, 0, 0))
+                                         + chunk(b"IDAT", b"".join(rows)) + chunk(b"IEND", b""))
 PY
 cwebp -quiet -lossless -z 0 "$raw/white-8000.ppm" -o "$out/webp-lossless-8000x8000.webp"
+# A lossy WebP whose transparency is a lossless bitstream: decoded whole (525 MB for 10000x10000).
+cwebp -quiet -alpha_filter none "$raw/alpha-7000.png" -o "$out/webp-transparent-7000x7000.webp"
 
 # A HEIF of 40 images: only the primary is decoded.
 for i in $(seq 1 40); do cp "$raw/small.jpg" "$raw/img$i.jpg"; done
@@ -177,5 +188,6 @@ heif-40-images.heic	ok
 jpeg-379-scans-4000x4000.jpg	tooLarge work
 png-interlaced-7000x7000.png	ok
 webp-lossless-8000x8000.webp	tooLarge lossless
+webp-transparent-7000x7000.webp	tooLarge transparency
 TSV
 ls -l "$out"

@@ -42,13 +42,20 @@ static void flatten(unsigned char *rgba, size_t count) {
     }
 }
 
-// Whether a lossless bitstream of width x height needs more whole-image memory than the limit
-// allows (the message and status set when it does).
-static int lossless_too_large(int width, int height, int lossless, const img_limits *limits, img_result *result) {
-    long long bytes = (long long)width * height * 4;
-    if (!lossless || !limits || limits->max_working_bytes <= 0 || bytes <= limits->max_working_bytes) return 0;
+// Whether a bitstream of width x height needs more whole-image memory than the limit allows (the
+// message and status set when it does). A lossless one is decoded through whole-image ARGB, 4 bytes
+// a pixel; a lossy one's transparency (its ALPH chunk, itself a lossless bitstream) through a whole
+// alpha plane and, unless the encoder kept it to 8 bits, whole-image ARGB too: 5 bytes a pixel
+// (a 10000x10000 lossy WebP with transparency took 525 MB in 209 kB). A lossy one without
+// transparency is decoded a row of blocks at a time.
+static int whole_image_too_large(int width, int height, int format, int has_alpha, const img_limits *limits, img_result *result) {
+    int lossless = format == 2;
+    if (!lossless && !has_alpha) return 0;
+    long long bytes = (long long)width * height * (lossless ? 4 : 5);
+    if (!limits || limits->max_working_bytes <= 0 || bytes <= limits->max_working_bytes) return 0;
     snprintf(result->message, sizeof result->message,
-             "a lossless %dx%d WebP needs %lld MB to decode (its pixels, kept whole), over the %lld MB limit",
+             lossless ? "a lossless %dx%d WebP needs %lld MB to decode (its pixels, kept whole), over the %lld MB limit"
+                      : "a %dx%d WebP with transparency needs %lld MB to decode (its transparency, kept whole), over the %lld MB limit",
              width, height, bytes >> 20, limits->max_working_bytes >> 20);
     result->status = IMG_ETOOLARGE;
     return 1;
@@ -110,7 +117,7 @@ static int decode_animation(const unsigned char *data, size_t size, const img_li
     }
     WebPBitstreamFeatures first;
     if (status == IMG_OK && WebPGetFeatures(frame.fragment.bytes, frame.fragment.size, &first) == VP8_STATUS_OK
-        && lossless_too_large(frame.width, frame.height, first.format == 2, limits, result))
+        && whole_image_too_large(frame.width, frame.height, first.format, first.has_alpha, limits, result))
         status = result->status;
     if (status == IMG_OK) {
         int x, y, w, h;
@@ -142,9 +149,9 @@ int img_webp_decode(const unsigned char *data, size_t size, int max_side, const 
                  info->width, info->height, limits->max_pixels / 1e6);
         return result->status = IMG_ETOOLARGE;
     }
-    // A lossless image is decoded through whole-image ARGB, scaled or not: 4 bytes a pixel (an
-    // animation's first frame is checked the same way, by its own size, in decode_animation).
-    if (!info->progressive && lossless_too_large(info->width, info->height, info->color_type == 2, limits, result))
+    // Lossless and transparent images are decoded whole, scaled or not (an animation's first frame
+    // is checked the same way, by its own size, in decode_animation).
+    if (!info->progressive && whole_image_too_large(info->width, info->height, info->color_type, info->components == 4, limits, result))
         return result->status;
     // An image wanted smaller is scaled by the decoder (every block is still decoded).
     int out_w = info->width, out_h = info->height;
