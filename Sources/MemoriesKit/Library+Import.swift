@@ -269,21 +269,7 @@ extension Library {
     /// it meanwhile, else a new one, inserted but not saved. Two imports of one new title each
     /// take the lock in turn, so the second finds the first's memory instead of making another.
     func claimTitle(_ title: String, options: ImportOptions) throws -> (memory: Memory, lock: FileLock) {
-        let folder = directory.appendingPathComponent(".library_SUPPORT")
-        try Privacy.makeFolders(folder.path)
-        let path = folder.appendingPathComponent("titles.lock").path
-        let lock: FileLock
-        do {
-            lock = try FileLock(path: path, mode: .exclusive, timeout: 1)
-        } catch BlobStoreError.lockTimeout {
-            // Another import is making a memory (or was stopped while it did: Ctrl-Z): said, then waited for.
-            notice?("waiting for another import that is making a new memory (it holds \(path))…")
-            do {
-                lock = try FileLock(path: path, mode: .exclusive, timeout: titleLockTimeout)
-            } catch BlobStoreError.lockTimeout {
-                throw LibraryError.titleLockHeld(path, seconds: Int(titleLockTimeout))
-            }
-        }
+        let lock = try lockMemberships()
         do {
             let existing = try memories(titled: title)
             if existing.count == 1 { return (existing[0], lock) }
@@ -296,6 +282,27 @@ extension Library {
         } catch {
             lock.unlock()
             throw error
+        }
+    }
+
+    /// `<library>/.library_SUPPORT/titles.lock`, held exclusive while a memory's membership changes
+    /// in a way another process could contradict: an import making a new memory (until its first
+    /// photos are committed) and `remove` (from counting a memory's photos to committing the
+    /// removal, so two removes cannot both take "one of two"). Waited for, said after a second.
+    func lockMemberships() throws -> FileLock {
+        let folder = directory.appendingPathComponent(".library_SUPPORT")
+        try Privacy.makeFolders(folder.path)
+        let path = folder.appendingPathComponent("titles.lock").path
+        do {
+            return try FileLock(path: path, mode: .exclusive, timeout: 1)
+        } catch BlobStoreError.lockTimeout {
+            // Another command is changing a memory (or was stopped while it did: Ctrl-Z): said, then waited for.
+            notice?("waiting for another command that is changing a memory's photos (it holds \(path))…")
+            do {
+                return try FileLock(path: path, mode: .exclusive, timeout: titleLockTimeout)
+            } catch BlobStoreError.lockTimeout {
+                throw LibraryError.titleLockHeld(path, seconds: Int(titleLockTimeout))
+            }
         }
     }
 

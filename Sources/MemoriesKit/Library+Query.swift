@@ -128,7 +128,16 @@ extension Library {
             if matches.isEmpty { throw LibraryError.imageNotFound(memory: memory.title, image: query) }
             throw LibraryError.ambiguousImage(query, memory: memory.title, candidates: matches.map { "\($0.id.uuidString.lowercased())  \($0.filename)" })
         }
-        guard memory.memoryImages.count > 1 else { throw LibraryError.lastPhoto(memory: memory.title, photo: matches[0].filename) }
+        // Counted from the database under the lock, not from what this process read before: two
+        // removes of one of two photos each saw two, and left the memory empty.
+        let lock = try lockMemberships()
+        defer { lock.unlock() }
+        let memoryKey = memory.persistentModelID.primaryKey, imageKey = matches[0].persistentModelID.primaryKey
+        guard try !context.query(LibrarySQL.photoExists, [.integer(imageKey)]).isEmpty else {
+            throw LibraryError.imageNotFound(memory: memory.title, image: query)
+        }
+        let count = try context.query(LibrarySQL.photoCount, [.integer(memoryKey)]).first?.first?.int64Value ?? 0
+        guard count > 1 else { throw LibraryError.lastPhoto(memory: memory.title, photo: matches[0].filename) }
         context.delete(matches[0])
         try context.save()
         return matches[0]

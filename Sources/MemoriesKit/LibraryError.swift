@@ -26,7 +26,7 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     /// `library.store` is a symbolic link to nothing (a disk not mounted, a moved file): the
     /// store's path and where the link points.
     case danglingStore(String, target: String)
-    /// Another import held `titles.lock` (making a new memory) for the whole wait: its path, seconds.
+    /// Another command held `titles.lock` (an import making a new memory, or a remove) for the whole wait: its path, seconds.
     case titleLockHeld(String, seconds: Int)
     /// `remove` of a memory's last photo: a memory holds at least one.
     case lastPhoto(memory: String, photo: String)
@@ -93,8 +93,8 @@ public enum LibraryError: Error, Equatable, LocalizedError {
             return "\(path) is a symbolic link to \(target), which does not exist or cannot be followed (a disk not mounted, a file moved?): "
                 + "make it reachable again, or remove the link to start a new library there; nothing was changed"
         case .titleLockHeld(let path, let seconds):
-            return "another import held \(path) for \(seconds) seconds while making a new memory: it may be stopped (Ctrl-Z, kill -STOP). "
-                + "Resume or end it (`fuser \(path)` names it), then run this import again; nothing was changed"
+            return "another command held \(path) for \(seconds) seconds while changing a memory's photos (an import making a new memory, or a remove): "
+                + "it may be stopped (Ctrl-Z, kill -STOP). Resume or end it (`fuser \(path)` names it), then run this command again; nothing was changed"
         case .lastPhoto(let memory, let photo):
             return "\(photo) is the last photo of '\(memory)', and a memory holds at least one: nothing was removed. "
                 + "`memories delete '\(memory)'` removes the memory with it"

@@ -149,6 +149,12 @@ enum LibrarySQL {
     /// equals its creation time), so a date set by `edit` in another process is never overwritten.
     static let dateIfNeverSet = "UPDATE \(memory) SET \(date) = ?2 WHERE \(key) = ?1 AND \(date) = \(createdAt)"
 
+    /// How many photos the memory with key `?` holds.
+    static let photoCount = "SELECT count(*) FROM \(image) WHERE \(imageMemory) = ?"
+
+    /// Whether the photo with key `?` is still there.
+    static let photoExists = "SELECT 1 FROM \(image) WHERE \(key) = ?"
+
     /// The SHA-256 column of the photos of the memory with key `?`.
     static let digestsOfMemory = "SELECT \(sha256) FROM \(image) WHERE \(imageMemory) = ?"
 

@@ -246,7 +246,36 @@ import Testing
         #expect(throws: LibraryError.titleLockHeld(box.library.appendingPathComponent(".library_SUPPORT/titles.lock").path, seconds: 1)) {
             _ = try library.importPhotos([fixturePhotos.appendingPathComponent("Paris").path], options: options)
         }
-        #expect(notices.count == 1 && notices[0].hasPrefix("waiting for another import that is making a new memory"), "\(notices)")
+        #expect(notices.count == 1 && notices[0].hasPrefix("waiting for another command that is changing a memory's photos"), "\(notices)")
         #expect(try box.run("list", "--json").json([ListJSON].self).isEmpty)
+    }
+
+    /// Two removes, each of one of a memory's two photos, each read the memory before the other
+    /// saved (second attack, finding 7: both removed, the memory was left with none): the
+    /// second counts from the database under the lock and refuses.
+    @Test func twoRemovesCannotEmptyAMemory() throws {
+        let box = Sandbox()
+        _ = box.copy(fixtureImages.appendingPathComponent("good/orientation-1.jpg"), to: "T/a.jpg")
+        _ = box.copy(fixtureImages.appendingPathComponent("good/orientation-2.jpg"), to: "T/b.jpg")
+        #expect(try box.run("import", box.url.appendingPathComponent("T").path, "--title", "Two").status == 0)
+        let first = try Library(directory: box.library), second = try Library(directory: box.library)
+        let mine = try first.resolve("Two"), theirs = try second.resolve("Two")
+        #expect(mine.memoryImages.count == 2 && theirs.memoryImages.count == 2, "both read two photos")
+        _ = try first.remove(mine, image: "a.jpg")
+        #expect(throws: LibraryError.lastPhoto(memory: "Two", photo: "b.jpg")) { _ = try second.remove(theirs, image: "b.jpg") }
+        #expect(throws: LibraryError.imageNotFound(memory: "Two", image: "a.jpg")) { _ = try second.remove(theirs, image: "a.jpg") }
+        #expect(try box.run("show", "Two", "--json").json(ShowJSON.self).images.map(\.filename) == ["b.jpg"])
+
+        // The lock is the one an import making a new memory holds: a remove waits for it, says so.
+        let holder = try FileLock(path: box.library.appendingPathComponent(".library_SUPPORT/titles.lock").path, mode: .exclusive)
+        defer { holder.unlock() }
+        second.titleLockTimeout = 1
+        var notices: [String] = []
+        second.notice = { notices.append($0) }
+        _ = try first.importPhotos([fixtureImages.appendingPathComponent("good/orientation-3.jpg").path], options: { var o = ImportOptions(); o.into = "Two"; return o }())
+        #expect(throws: LibraryError.titleLockHeld(box.library.appendingPathComponent(".library_SUPPORT/titles.lock").path, seconds: 1)) {
+            _ = try second.remove(theirs, image: "b.jpg")
+        }
+        #expect(notices.count == 1 && notices[0].hasPrefix("waiting for another command"), "\(notices)")
     }
 }
