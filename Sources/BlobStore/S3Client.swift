@@ -66,7 +66,8 @@ public final class S3Client: @unchecked Sendable {
         let md5 = ETagHasher.etags(of: data, partSize: partSize).single
         let digest = sha256 ?? SHA256.digest(data)
         _ = try request("PUT", location.url(for: key), body: .data(data), payloadHash: digest.hex, headers: [Self.checksumHeader(digest)],
-                        confirm: { Self.confirmation($0, md5: md5, sha256: digest) }, what: "PUT \(location.objectKey(key))")
+                        confirm: { Self.confirmation($0, md5: md5, sha256: digest, stored: { self.storedChecksum(key, size: Int64(data.count), sha256: digest) }) },
+                        what: "PUT \(location.objectKey(key))")
     }
 
     /// Stores `data` under `key` unless an object is there already (`If-None-Match: *`, checked by
@@ -96,16 +97,43 @@ public final class S3Client: @unchecked Sendable {
     }
 
     /// Whether a PUT's 2xx answer confirms the bytes sent: its ETag is their MD5 (what S3, Ceph,
-    /// MinIO and Garage give an object stored in one part), or its `x-amz-checksum-sha256` is their
-    /// SHA-256. nil when it does; else why not. A 200 without either is what a gateway or proxy
-    /// that answers for a service it did not reach gives: nothing may be taken as stored on it.
-    static func confirmation(_ response: Response, md5: String, sha256: BlobDigest?) -> String? {
+    /// MinIO and Garage give an object stored in one part), or it gives their SHA-256 as
+    /// `x-amz-checksum-sha256` and so does the object itself (`stored`, a HEAD: nil when it
+    /// does, else why not). nil when it does; else why not. A 200 without either is what a gateway
+    /// or proxy that answers for a service it did not reach gives: nothing may be taken as stored
+    /// on it. The answer's checksum alone is not enough: the request carried it, and a proxy that
+    /// echoes a request's headers gives it back (the second outside attack's did); a HEAD carries none.
+    static func confirmation(_ response: Response, md5: String, sha256: BlobDigest?, stored: () -> String? = { nil }) -> String? {
         let etag = (response.headers["etag"] ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
         if etag == md5 { return nil }
-        if let sha256, let checksum = response.headers["x-amz-checksum-sha256"],
-           let bytes = Data(base64Encoded: checksum), bytes.map({ String(format: "%02x", $0) }).joined() == sha256.hex { return nil }
+        if let sha256, let checksum = response.headers["x-amz-checksum-sha256"], hex(base64: checksum) == sha256.hex {
+            guard let why = stored() else { return nil }
+            return "it answered \(response.status) with the checksum it was sent and the ETag \(etag), not the MD5 of the bytes (\(md5)), and \(why)"
+        }
         return etag.isEmpty ? "it answered \(response.status) with no ETag, so nothing says the bytes were stored"
             : "it answered \(response.status) with the ETag \(etag), which is not the MD5 of the bytes sent (\(md5))"
+    }
+
+    /// A base64 checksum as hex, nil when it is not base64.
+    static func hex(base64: String) -> String? {
+        Data(base64Encoded: base64).map { $0.map { String(format: "%02x", $0) }.joined() }
+    }
+
+    /// Whether the object under `key` is `size` bytes whose SHA-256 is `sha256`, by its own word
+    /// (a HEAD with `x-amz-checksum-mode: ENABLED`): nil when it is, else why not.
+    func storedChecksum(_ key: String, size: Int64, sha256: BlobDigest) -> String? {
+        let response: Response
+        do {
+            response = try request("HEAD", location.url(for: key), headers: ["x-amz-checksum-mode: ENABLED"], what: "HEAD \(location.objectKey(key))")
+        } catch let error as S3Error where error.status == 404 {
+            return "no object is there (HEAD answered 404)"
+        } catch {
+            return "the object could not be asked for its own checksum (\(error.localizedDescription))"
+        }
+        let stored = Int64(response.headers["content-length"] ?? "") ?? -1
+        guard stored == size else { return "the object there holds \(stored) bytes, not the \(size) sent (HEAD)" }
+        guard let checksum = response.headers["x-amz-checksum-sha256"] else { return "the object there gives no checksum of its own (HEAD)" }
+        return Self.hex(base64: checksum) == sha256.hex ? nil : "the object there has another checksum (HEAD)"
     }
 
     /// Stores the file at `path` under `key`, streamed from disk. `md5`, its bytes' MD5 in hex,
@@ -125,7 +153,10 @@ public final class S3Client: @unchecked Sendable {
         let expected = try md5 ?? Self.md5(fd: fd, size: size)
         _ = try request("PUT", location.url(for: key), body: .file(fd, offset: 0, length: size), payloadHash: sha256?.hex ?? "UNSIGNED-PAYLOAD",
                         headers: sha256.map { [Self.checksumHeader($0)] } ?? [],
-                        confirm: { Self.confirmation($0, md5: expected, sha256: sha256) }, what: "PUT \(location.objectKey(key))")
+                        confirm: { answer in
+                            Self.confirmation(answer, md5: expected, sha256: sha256, stored: { sha256.flatMap { self.storedChecksum(key, size: size, sha256: $0) } })
+                        },
+                        what: "PUT \(location.objectKey(key))")
     }
 
     /// The MD5 of the first `size` bytes of `fd`, in hex.

@@ -209,7 +209,14 @@ struct S3ClientTests {
         #expect(header.hasPrefix("x-amz-checksum-sha256: ") && Data(base64Encoded: String(header.dropFirst(23)))?.count == 32)
         func answer(_ headers: [String: String]) -> S3Client.Response { S3Client.Response(status: 200, headers: headers, body: Data(), written: 0) }
         #expect(S3Client.confirmation(answer(["etag": "\"\(md5)\""]), md5: md5, sha256: digest) == nil)
-        #expect(S3Client.confirmation(answer(["etag": "\"kms-not-an-md5\"", "x-amz-checksum-sha256": String(header.dropFirst(23))]), md5: md5, sha256: digest) == nil)
+        // The checksum in the answer is the request's: the object's own must say so too.
+        let echo = answer(["etag": "\"kms-not-an-md5\"", "x-amz-checksum-sha256": String(header.dropFirst(23))])
+        #expect(S3Client.confirmation(echo, md5: md5, sha256: digest, stored: { nil }) == nil)
+        #expect(S3Client.confirmation(echo, md5: md5, sha256: digest, stored: { "no object is there (HEAD answered 404)" })
+                == "it answered 200 with the checksum it was sent and the ETag kms-not-an-md5, not the MD5 of the bytes (\(md5)), and no object is there (HEAD answered 404)")
+        var asked = 0
+        _ = S3Client.confirmation(answer(["etag": "\"\(md5)\""]), md5: md5, sha256: digest, stored: { asked += 1; return nil })
+        #expect(asked == 0, "an ETag that is the MD5 needs no HEAD")
         #expect(S3Client.confirmation(answer([:]), md5: md5, sha256: digest) == "it answered 200 with no ETag, so nothing says the bytes were stored")
         #expect(S3Client.confirmation(answer(["etag": "\"0123\""]), md5: md5, sha256: digest)?.contains("which is not the MD5 of the bytes sent") == true)
         #expect(S3Client.confirmation(answer(["etag": "\"kms\"", "x-amz-checksum-sha256": "AAAA"]), md5: md5, sha256: digest) != nil)

@@ -4,7 +4,7 @@ import Foundation
 /// forwards each request and breaks those its rule picks, as a failing network or a lying gateway
 /// would: an answer delayed, a body cut short under its Content-Length, a byte of a body flipped, a
 /// 500 or 503 in the service's place, or a PUT answered 200 without being forwarded (nothing
-/// stored, no ETag).
+/// stored: no ETag, or the request's own checksum echoed).
 ///
 /// Each request is forwarded on a connection of its own, asking the service to close it after
 /// answering, and the answer is relayed as it came but for the fault.
@@ -23,6 +23,9 @@ public final class FaultProxy: @unchecked Sendable {
         case status(Int)
         /// Answer `200 OK` with no ETag, without forwarding (nothing is stored).
         case fakePut
+        /// Answer `200 OK` with an ETag that is no MD5 (as AWS gives under SSE-KMS) and the
+        /// request's own `x-amz-checksum-sha256` echoed, without forwarding (nothing is stored).
+        case echoChecksum
     }
 
     /// One request as the rule sees it.
@@ -97,6 +100,10 @@ public final class FaultProxy: @unchecked Sendable {
                 continue
             case .fakePut:
                 Self.send(client, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+                continue
+            case .echoChecksum:
+                let echoed = head.components(separatedBy: "\r\n").filter { $0.lowercased().hasPrefix("x-amz-checksum-sha256:") }
+                Self.send(client, (["HTTP/1.1 200 OK", "ETag: \"kms-0123456789abcdef\""] + echoed + ["Content-Length: 0", "", ""]).joined(separator: "\r\n"))
                 continue
             default:
                 break

@@ -59,6 +59,28 @@ struct S3FaultProxyTests {
         #expect(try box.run("verify").status == 0)
     }
 
+    /// A PUT answered 200 with an ETag that is no MD5 and the request's own checksum echoed (a
+    /// lying proxy, the second outside attack's): not taken as stored, since the object itself
+    /// (a HEAD) does not confirm it; the photos go up once the proxy forwards again.
+    @Test func anEchoedChecksumIsNotTakenAsStored() throws {
+        let rule = Rule()
+        let (box, proxy, direct) = try library(rule)
+        defer { proxy.stop() }
+        rule.set { Self.isBlob($0) && $0.method == "PUT" ? .echoChecksum : .none }
+        let rome = fixturePhotos.appendingPathComponent("Rome")
+        let refused = try box.run("import", rome.path, "--title", "Rome")
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("the service did not confirm the write: it answered 200 with the checksum it was sent and the ETag kms-0123456789abcdef"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("and no object is there (HEAD answered 404)"), "\(refused.stderr)")
+        #expect(try direct.list(prefix: "sha256/").isEmpty)
+        #expect(try box.run("list", "--json").json([ListJSON].self).isEmpty)
+        #expect(proxy.faults.contains { $0.fault == .echoChecksum })
+        rule.set { _ in .none }
+        #expect(try box.run("import", rome.path, "--title", "Rome").status == 0)
+        #expect(try direct.list(prefix: "sha256/").count == 8)
+        #expect(try box.run("verify").status == 0)
+    }
+
     /// A GET cut short under its Content-Length, then one with a byte flipped on the way: both read
     /// again, and the export is byte for byte, the verify healthy. An object whose every download
     /// is the same wrong bytes is damage in the bucket, said as such, and the rest is exported.
