@@ -8,11 +8,31 @@ import Foundation
 /// machines: the rules are the strictest, whatever the folder's own file system.
 struct FileNames {
     private var used = Set<String>()
+    private var usedSimple = Set<String>()
 
-    /// How a file system that ignores case and Unicode normalization sees a name: composed, and
-    /// upper-cased as exFAT's and FAT's upcase tables do (σ and final ς are both Σ; lower-casing
-    /// kept them apart, and exFAT refused the second as existing).
-    static func key(_ name: String) -> String { name.precomposedStringWithCanonicalMapping.uppercased() }
+    /// How a file system that ignores case and Unicode normalization (APFS) sees a name: composed,
+    /// upper-cased (σ and final ς are both Σ; lower-casing kept them apart), composed again (an
+    /// "i" and a combining dot above upper-case to "İ").
+    static func key(_ name: String) -> String { name.precomposedStringWithCanonicalMapping.uppercased().precomposedStringWithCanonicalMapping }
+
+    /// How exFAT and FAT see a name: each character upper-cased on its own, to one character (the
+    /// medium's upcase table), nothing normalized. The two differ: exFAT takes "ᾳ" and "ᾼ", or
+    /// "i̇" and "İ" spelled with a combining dot, for one name, where `key` saw two (the second
+    /// outside attack's); a name is taken when either says so.
+    static func simpleKey(_ name: String) -> String {
+        String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
+            let upper = scalar.properties.uppercaseMapping.unicodeScalars
+            if upper.count == 1 { return upper.first! }
+            let title = scalar.properties.titlecaseMapping.unicodeScalars
+            return title.count == 1 ? title.first! : scalar
+        }))
+    }
+
+    /// Whether `name` is taken, or reserved, on a medium of either kind.
+    func isTaken(_ name: String) -> Bool {
+        used.contains(Self.key(name)) || usedSimple.contains(Self.simpleKey(name))
+            || Self.reservedKeys.contains(Self.key(name)) || Self.reservedKeys.contains(Self.simpleKey(name))
+    }
 
     /// A safe, unused name for `original`, with `ext` as its extension when given.
     mutating func claim(_ original: String, extension ext: String? = nil) -> String {
@@ -34,11 +54,12 @@ struct FileNames {
         }
         var candidate = suffix.isEmpty ? base : "\(base).\(suffix)"
         var n = 2
-        while used.contains(Self.key(candidate)) || Self.reservedKeys.contains(Self.key(candidate)) {
+        while isTaken(candidate) {
             candidate = suffix.isEmpty ? "\(base) (\(n))" : "\(base) (\(n)).\(suffix)"
             n += 1
         }
         used.insert(Self.key(candidate))
+        usedSimple.insert(Self.simpleKey(candidate))
         return candidate
     }
 

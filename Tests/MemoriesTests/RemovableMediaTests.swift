@@ -53,7 +53,9 @@ struct RemovableMediaTests {
     /// names that are not ASCII. Each a distinct photo (bytes after its end differ).
     static func hostileFolder(_ box: Sandbox) throws -> (URL, [String]) {
         let names = ["a:b.jpg", "what?.jpg", "say \"cheese\".jpg", "pipe|star*.jpg", "<tag>.jpg", "CON.jpg", "lpt1.JPG", "dots....jpg",
-                     "Case.jpg", "case.jpg", "été.jpg", "e\u{301}te\u{301}.jpg", "東京.jpg", "Ærø.jpg"]
+                     "Case.jpg", "case.jpg", "été.jpg", "e\u{301}te\u{301}.jpg", "東京.jpg", "Ærø.jpg",
+                     // One name to exFAT's upcase table, two to full upper-casing with normalization.
+                     "\u{1FB3}.jpg", "\u{1FBC}.jpg", "I\u{307}stanbul.jpg", "i\u{307}stanbul.jpg"]
         let folder = box.url.appendingPathComponent("hostile")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let source = try Data(contentsOf: fixturePhotos.appendingPathComponent("Rome/IMG_0001.jpg"))
