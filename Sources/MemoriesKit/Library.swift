@@ -203,13 +203,29 @@ public final class Library {
     /// before anything is made: it failed as "unable to open database file", or as
     /// NSCocoaErrorDomain 518. (The blob folder's paths, 92 bytes longer, are within Linux's 4,096.)
     static func refuseTooLongPath(_ directory: URL) throws {
-        // The path SQLite opens is the folder's with its links resolved: a short link to a deep folder is deep.
-        let given = directory.standardizedFileURL.path, resolved = directory.resolvingSymlinksInPath().path
+        // The path SQLite opens is the folder's with its links resolved: a short link to a deep
+        // folder is deep, and so is a new folder in one (its own path cannot be resolved yet).
+        let given = directory.standardizedFileURL.path, resolved = resolvedPath(given)
         let path = resolved.utf8.count > given.utf8.count ? resolved : given
         let longestComponent = path.split(separator: "/").map(\.utf8.count).max() ?? 0
         if path.utf8.count + longestFileWithin > longestPath || longestComponent > longestName {
             throw LibraryError.pathTooLong(path, bytes: path.utf8.count)
         }
+    }
+
+    /// `path` with its links resolved: its deepest existing folder's real path, and the names
+    /// below it that do not exist yet.
+    static func resolvedPath(_ path: String) -> String {
+        var existing = path, rest: [String] = []
+        while existing.count > 1 {
+            if let real = realpath(existing, nil) {
+                defer { free(real) }
+                return ([String(cString: real)] + rest.reversed()).joined(separator: "/").replacingOccurrences(of: "//", with: "/")
+            }
+            rest.append((existing as NSString).lastPathComponent)
+            existing = (existing as NSString).deletingLastPathComponent
+        }
+        return path
     }
 
     /// A `library.store` that is a symbolic link to nothing is said as such: `init` would see a

@@ -32,6 +32,13 @@ import Testing
         let linked = try box.run(["--library", link.path, "import", fixturePhotos.appendingPathComponent("Paris").path])
         #expect(linked.status == 1 && linked.stderr.contains("is 499 bytes long: too long for this system"), "\(linked.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: target).isEmpty, "no empty store left behind")
+        // A new folder in a folder reached by a short link (second outside attack): not made, said.
+        let made = try box.run(["--library", link.path + "/new", "init"])
+        #expect(made.status == 1 && made.stderr.contains("is 503 bytes long: too long for this system"), "\(made.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target).isEmpty, "no folder left behind")
+        try FileManager.default.createSymbolicLink(atPath: box.url.appendingPathComponent("up").path, withDestinationPath: box.url.appendingPathComponent("deep").path)
+        let twoDown = try box.run(["--library", box.url.appendingPathComponent("up").path + "/" + String(target.dropFirst(box.url.path.utf8.count + 6)) + "/x/y", "list"])
+        #expect(twoDown.status == 1 && twoDown.stderr.contains("is 503 bytes long: too long for this system"), "\(twoDown.stderr)")
         // The longest folder that works, and one byte more.
         for (length, works) in [(490, true), (491, false)] {
             var folder = box.url.appendingPathComponent("fit").path
