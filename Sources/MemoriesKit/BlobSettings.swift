@@ -38,12 +38,44 @@ public struct BlobSettings: Codable, Equatable, Sendable {
         let file = directory.appendingPathComponent(fileName)
         // Only a file that is not there means "in the folder": any other failure to read it is an
         // error, never a silent switch to the folder.
-        guard access(file.path, F_OK) == 0 || errno != ENOENT else { return nil }
+        var status = stat()
+        guard lstat(file.path, &status) == 0 || errno != ENOENT else { return nil }
+        if (status.st_mode & S_IFMT) == S_IFLNK && access(file.path, F_OK) != 0 && errno == ENOENT {
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: file.path)) ?? "?"
+            throw LibraryError.badSettings(file.path, "it is a symbolic link to \(target), which is not there")
+        }
+        if stat(file.path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG {
+            throw LibraryError.badSettings(file.path, "it is not a file")
+        }
+        let data: Data
         do {
-            let data = try Data(contentsOf: file)
-            return try JSONDecoder().decode(BlobSettings.self, from: data)
+            data = try Data(contentsOf: file)
         } catch {
-            throw LibraryError.badSettings(file.path, "\(error)")
+            let code = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError).map { Int32($0.code) } ?? EIO
+            throw LibraryError.badSettings(file.path, String(cString: strerror(code)))
+        }
+        do {
+            return try JSONDecoder().decode(BlobSettings.self, from: data)
+        } catch let error as DecodingError {
+            throw LibraryError.badSettings(file.path, Self.words(error))
+        }
+    }
+
+    /// What is wrong with a settings file, in words (DecodingError's own description names Swift types).
+    static func words(_ error: DecodingError) -> String {
+        func field(_ path: [any CodingKey]) -> String { path.isEmpty ? "it" : "\"" + path.map(\.stringValue).joined(separator: ".") + "\"" }
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            return "it is not JSON"
+        case .dataCorrupted(let context):
+            return "\(field(context.codingPath)) is not what it should be"
+        case .keyNotFound(let key, let context):
+            return "\(field(context.codingPath + [key])) is missing"
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            let kinds: [ObjectIdentifier: String] = [ObjectIdentifier(String.self): "text", ObjectIdentifier(Bool.self): "true or false"]
+            return "\(field(context.codingPath)) should be \(kinds[ObjectIdentifier(type)] ?? "an object")"
+        @unknown default:
+            return "it is not what it should be"
         }
     }
 

@@ -93,6 +93,12 @@ public final class Library {
         if lstat(support.path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK, !supportExisted {
             throw LibraryError.danglingPhotoFolder(support.path, target: (try? FileManager.default.destinationOfSymbolicLink(atPath: support.path)) ?? "?")
         }
+        // One that is a file (or anything but a folder) is said as such, not as a photo store gone
+        // or as "mkdir …/sha256: Not a directory".
+        var followed = stat()
+        if stat(support.path, &followed) == 0, (followed.st_mode & S_IFMT) != S_IFDIR {
+            throw LibraryError.photoFolderNotAFolder(support.path, kind: Self.kind(of: followed.st_mode))
+        }
         let schema = Schema(versionedSchema: MemoriesSchemaV3.self)
         var configuration = ModelConfiguration(schema: schema, url: store, allowsSave: !readOnly)
         if let settings = try BlobSettings.load(from: directory) {
@@ -234,14 +240,19 @@ public final class Library {
     static func refuseUnopenableStore(_ store: URL) throws {
         var followed = stat()
         if stat(store.path, &followed) == 0, (followed.st_mode & S_IFMT) != S_IFREG {
-            let kinds: [mode_t: String] = [S_IFDIR: "folder", S_IFIFO: "named pipe", S_IFSOCK: "socket", S_IFCHR: "device", S_IFBLK: "device"]
-            throw LibraryError.storeNotAFile(store.path, kind: kinds[followed.st_mode & S_IFMT] ?? "special file")
+            throw LibraryError.storeNotAFile(store.path, kind: kind(of: followed.st_mode))
         }
         var status = stat()
         guard lstat(store.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK,
               !FileManager.default.fileExists(atPath: store.path) else { return }
         let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: store.path)) ?? "?"
         throw LibraryError.danglingStore(store.path, target: target)
+    }
+
+    /// What a file of this mode is, in a word or two.
+    static func kind(of mode: mode_t) -> String {
+        let kinds: [mode_t: String] = [S_IFREG: "file", S_IFDIR: "folder", S_IFIFO: "named pipe", S_IFSOCK: "socket", S_IFCHR: "device", S_IFBLK: "device"]
+        return kinds[mode & S_IFMT] ?? "special file"
     }
 
     /// Whether the store holds nothing: an empty file (or a link to one), or a database of one

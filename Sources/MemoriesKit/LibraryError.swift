@@ -32,6 +32,8 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case lastPhoto(memory: String, photo: String)
     /// `.library_SUPPORT` is a symbolic link to nothing: its path and where the link points.
     case danglingPhotoFolder(String, target: String)
+    /// `.library_SUPPORT` is not a folder (a file, a pipe): its path and what it is.
+    case photoFolderNotAFolder(String, kind: String)
     /// `library.store` is not a file (a folder, a pipe, a device): its path and what it is.
     case storeNotAFile(String, kind: String)
     /// `blobs push` or `pull` with nothing to move: why.
@@ -101,6 +103,9 @@ public enum LibraryError: Error, Equatable, LocalizedError {
         case .danglingPhotoFolder(let path, let target):
             return "the library's photo folder \(path) is a symbolic link to \(target), which does not exist or cannot be followed "
                 + "(a disk not mounted, a folder moved?): make it reachable again; nothing was changed"
+        case .photoFolderNotAFolder(let path, let kind):
+            return "the library's photo folder \(path) is a \(kind), not a folder: move it away and put the folder back "
+                + "(from a backup, or `memories repair FOLDER…` with the folders the photos came from); nothing was changed"
         case .storeNotAFile(let path, let kind):
             return "\(path) is a \(kind), not a library's store file: move it away (a library's store is a file); nothing was changed"
         case .ownedByAnother(let path, let owner, let uid):
@@ -117,7 +122,10 @@ public enum LibraryError: Error, Equatable, LocalizedError {
                 + "The \(photos) photo\(photos == 1 ? "" : "s") of this batch \(photos == 1 ? "was" : "were") not added; "
                 + (added == 0 ? "none was added before. " : "the \(added) added before are kept. ") + "Run the same import again to add the rest"
         case .photoStoreMissing(let path, let place, let photos):
-            return "the photos of the library at \(path) are kept in \(place), which is gone (moved, deleted, or not mounted): "
+            // A folder that is there holds none of them (its photos deleted, its owner file kept).
+            let gone = place.hasPrefix("/") && FileManager.default.fileExists(atPath: place)
+                ? "which holds none of them now (deleted or moved out of it)" : "which is gone (moved, deleted, or not mounted)"
+            return "the photos of the library at \(path) are kept in \(place), \(gone): "
                 + "its \(photos) photo\(photos == 1 ? "" : "s") would all be missing. Nothing was changed and nothing was made in its place. "
                 + "Restore \(place) from a backup (or mount it), or run `memories repair FOLDER…` with the folders the photos came from; "
                 + "`memories verify` lists what is missing"

@@ -102,3 +102,53 @@ extension VanishedPhotoStoreTests {
         #expect(try box.run("verify").status == 0)
     }
 }
+
+extension VanishedPhotoStoreTests {
+    /// The photo folder there with its owner file, but its `sha256` folder gone (second outside
+    /// attack): a write refuses as for a vanished store (an import went on storing into a new,
+    /// empty one, and gc said nothing), saying the folder holds none of them; reading still works;
+    /// repair brings the photos back. A photo folder that is a file is said as such.
+    @Test func aPhotoFolderEmptiedOfItsPhotosIsRefusedByWriters() throws {
+        let box = Sandbox()
+        let rome = fixturePhotos.appendingPathComponent("Rome")
+        #expect(try box.run("import", rome.path, "--title", "Rome").status == 0)
+        let support = box.library.appendingPathComponent(".library_SUPPORT")
+        try FileManager.default.removeItem(at: support.appendingPathComponent("sha256"))
+        for command in [["import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Paris"], ["gc"], ["edit", "Rome", "--notes", "n"], ["delete", "Rome", "--yes"]] {
+            let result = try box.run(command)
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("are kept in \(support.path), which holds none of them now (deleted or moved out of it): its 4 photos would all be missing"),
+                    "\(command): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: support.appendingPathComponent("sha256").path), "nothing made in its place")
+        #expect(try box.run("list").stdout.contains("4 photos"), "reading is not refused")
+        let verify = try box.run("verify")
+        #expect(verify.status == 1 && verify.stdout.contains("8 missing"), "\(verify.stdout)")
+        #expect(try box.run("repair", rome.path).status == 0)
+        #expect(try box.run("verify").status == 0)
+
+        try FileManager.default.moveItem(at: support, to: box.url.appendingPathComponent("aside"))
+        try Data("x".utf8).write(to: support)
+        let file = try box.run("list")
+        #expect(file.status == 1 && file.stderr.contains("the library's photo folder \(support.path) is a file, not a folder: move it away"), "\(file.stderr)")
+    }
+
+    /// A damaged blobs.json is said in words, not as a DecodingError.
+    @Test func aDamagedSettingsFileIsSaidInWords() throws {
+        let box = Sandbox()
+        #expect(try box.run("init").status == 0)
+        let settings = box.library.appendingPathComponent("blobs.json")
+        for (text, reason) in [("{\"kind\": 3", "it is not JSON"), ("[]", "it should be an object"), ("{}", "\"url\" is missing"),
+                               ("{\"url\": 3}", "\"url\" should be text")] {
+            try Data(text.utf8).write(to: settings)
+            let result = try box.run("list")
+            #expect(result.status == 1 && result.stderr.contains("\(settings.path) cannot be read (\(reason)); it says where this library's photos are"),
+                    "\(text): \(result.stderr)")
+            #expect(!result.stderr.contains("DecodingError"))
+        }
+        try FileManager.default.removeItem(at: settings)
+        try FileManager.default.createSymbolicLink(atPath: settings.path, withDestinationPath: "/nonexistent/blobs.json")
+        let dangling = try box.run("list")
+        #expect(dangling.status == 1 && dangling.stderr.contains("it is a symbolic link to /nonexistent/blobs.json, which is not there"), "\(dangling.stderr)")
+    }
+}
