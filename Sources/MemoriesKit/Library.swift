@@ -19,6 +19,10 @@ public final class Library {
     /// Set when this writing open made a library that others could read private (see
     /// `Library+Privacy.swift`), or could not: a sentence for the user.
     public private(set) var privacyNote: String?
+    /// Said when a writing command opens a library whose photo store is there but holds none of
+    /// its photos (its `sha256` folder deleted, its owner record kept): what is missing and how to
+    /// put it back. The command goes on (an import of the same folders puts them back).
+    public private(set) var emptiedStoreNote: String?
     /// Where the photos were kept, when that place is gone (opened with `photoStoreMayBeMissing`).
     public private(set) var photoStoreMissing: String?
     /// Told what a command is waiting for, as it starts waiting (the command line prints it).
@@ -123,6 +127,9 @@ public final class Library {
             photoStoreMissing = place
         } else if let problem = container.identityProblem {
             throw problem
+        }
+        if !readOnly, photoStoreMissing == nil, let backend = container.blobBackend {
+            emptiedStoreNote = try Self.emptiedStoreNote(context, backend: backend)
         }
         let printing = context.loadErrorHandler
         context.loadErrorHandler = { [weak self] error in
@@ -247,6 +254,17 @@ public final class Library {
               !FileManager.default.fileExists(atPath: store.path) else { return }
         let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: store.path)) ?? "?"
         throw LibraryError.danglingStore(store.path, target: target)
+    }
+
+    /// The note for a photo store that holds not one blob, in it or its trash, while rows name
+    /// some (the second outside attack's: an import went on storing into it and gc said nothing);
+    /// nil otherwise. One listing of a key in a bucket, only when the library has photos.
+    static func emptiedStoreNote(_ context: ModelContext, backend: any BlobBackend) throws -> String? {
+        guard try context.query(LibrarySQL.anyPhoto).first != nil, try !backend.hasBlobs(), try !backend.hasTrashedBlobs() else { return nil }
+        let photos = try context.fetchCount(FetchDescriptor<MemoryImage>())
+        return "the photo store \(backend.locationDescription) holds none of this library's \(photos) photo\(photos == 1 ? "" : "s") "
+            + "(deleted, or moved out of it): `memories verify` lists them; importing their folders again, or "
+            + "`memories repair FOLDER…`, puts them back"
     }
 
     /// What a file of this mode is, in a word or two.

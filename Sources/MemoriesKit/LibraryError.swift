@@ -122,10 +122,7 @@ public enum LibraryError: Error, Equatable, LocalizedError {
                 + "The \(photos) photo\(photos == 1 ? "" : "s") of this batch \(photos == 1 ? "was" : "were") not added; "
                 + (added == 0 ? "none was added before. " : "the \(added) added before are kept. ") + "Run the same import again to add the rest"
         case .photoStoreMissing(let path, let place, let photos):
-            // A folder that is there holds none of them (its photos deleted, its owner file kept).
-            let gone = place.hasPrefix("/") && FileManager.default.fileExists(atPath: place)
-                ? "which holds none of them now (deleted or moved out of it)" : "which is gone (moved, deleted, or not mounted)"
-            return "the photos of the library at \(path) are kept in \(place), \(gone): "
+            return "the photos of the library at \(path) are kept in \(place), which is gone (moved, deleted, or not mounted): "
                 + "its \(photos) photo\(photos == 1 ? "" : "s") would all be missing. Nothing was changed and nothing was made in its place. "
                 + "Restore \(place) from a backup (or mount it), or run `memories repair FOLDER…` with the folders the photos came from; "
                 + "`memories verify` lists what is missing"

@@ -149,6 +149,9 @@ enum LibrarySQL {
     /// equals its creation time), so a date set by `edit` in another process is never overwritten.
     static let dateIfNeverSet = "UPDATE \(memory) SET \(date) = ?2 WHERE \(key) = ?1 AND \(date) = \(createdAt)"
 
+    /// One row when the library has a photo.
+    static let anyPhoto = "SELECT 1 FROM \(image) LIMIT 1"
+
     /// How many photos the memory with key `?` holds.
     static let photoCount = "SELECT count(*) FROM \(image) WHERE \(imageMemory) = ?"
 

@@ -110,17 +110,8 @@ public final class ModelContainer: @unchecked Sendable {
         let store = record.connection.path, folder = blobs.locationDescription
         switch (identity, owner) {
         case let (identity?, owner?):
-            guard identity == owner else {
-                return .storeIdentityMismatch(store: store, blobFolder: folder, reason: "the store is \(identity) but the folder belongs to \(owner)")
-            }
-            // The folder is there, but not one blob in it or its trash while rows reference some
-            // (its blobs deleted, the owner kept): as gone, before a write adds to it as if whole.
-            // Checked for writers only (a bucket's is a listing of one key); readers find the
-            // blobs missing one by one.
-            if writable, try referencesBlobs(), try !blobs.hasBlobs(), try !blobs.hasTrashedBlobs() {
-                return .blobStoreMissing(store: store, blobFolder: folder)
-            }
-            return nil
+            return identity == owner ? nil
+                : .storeIdentityMismatch(store: store, blobFolder: folder, reason: "the store is \(identity) but the folder belongs to \(owner)")
         case (nil, _?):
             return .storeIdentityMismatch(store: store, blobFolder: folder, reason: wasEmpty
                 ? "the store was empty or missing when it was opened, but the folder belongs to a store that had rows"

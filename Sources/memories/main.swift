@@ -90,6 +90,7 @@ func run(_ args: [String]) -> Int32 {
             let library = try Library(directory: directory, readOnly: readOnlyCommands.contains(command.name), create: command.name == "import",
                                       photoStoreMayBeMissing: ["verify", "repair"].contains(command.name))
             if let note = library.privacyNote { Output.error(note) }
+            if let note = library.emptiedStoreNote { Output.error(note) }
             library.notice = { Output.error($0) }
             opened = library
             return library

@@ -57,11 +57,7 @@ import Testing
     @Test func anOpenLibraryIsTightenedWhenNextWrittenAndSaysSoOnce() throws {
         let box = Sandbox()
         #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome").status == 0)
-        let loosen = Process()
-        loosen.executableURL = URL(fileURLWithPath: "/bin/chmod")
-        loosen.arguments = ["-R", "go+rX", box.library.path]
-        try loosen.run()
-        loosen.waitUntilExit()
+        try chmodTree(box.library, "go+rX")
         #expect(modes(under: box.library)["library.store"] == 0o644 && modes(under: box.library)["."] == 0o755)
 
         let listed = try box.run("list")
@@ -137,11 +133,7 @@ import Testing
     func anotherUsersFolderInsideAndPlantedLinksAreRefused() throws {
         let box = Sandbox()
         #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome").status == 0)
-        let loosen = Process()
-        loosen.executableURL = URL(fileURLWithPath: "/bin/chmod")
-        loosen.arguments = ["-R", "go+rwX", box.library.path]
-        try loosen.run()
-        loosen.waitUntilExit()
+        try chmodTree(box.library, "go+rwX")
         let fanOut = try #require(try FileManager.default.contentsOfDirectory(atPath: box.library.appendingPathComponent(".library_SUPPORT/sha256").path).first)
         let theirs = box.library.appendingPathComponent(".library_SUPPORT/sha256/\(fanOut)")
         chown(theirs.path, 65534, 65534)
@@ -168,4 +160,13 @@ import Testing
         #expect(shutOut.status == 0, "\(shutOut.stderr)")
         #expect(try other.run(wrappedBy: ["/usr/bin/setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search"], ["verify"]).status == 0)
     }
+}
+
+/// `chmod -R mode` of a folder, as a user opening their library up by hand would run it.
+func chmodTree(_ folder: URL, _ mode: String) throws {
+    let chmod = Process()
+    chmod.executableURL = URL(fileURLWithPath: "/bin/chmod")
+    chmod.arguments = ["-R", mode, folder.path]
+    try chmod.run()
+    chmod.waitUntilExit()
 }

@@ -40,6 +40,7 @@ import Testing
         #expect(try box.run("verify").status == 1)
         let again = try box.run("import", rome.path, "--title", "Rome")
         #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("the photo store s3://\(name)/journal holds none of this library's 4 photos"), "said first: \(again.stderr)")
         #expect(try s3.list(prefix: "sha256/").count == 8)
         let verify = try box.run("verify")
         #expect(verify.status == 0, "\(verify.stdout)")
