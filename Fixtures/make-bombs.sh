@@ -172,6 +172,46 @@ cwebp -quiet -alpha_filter none "$raw/alpha-7000.png" -o "$out/webp-transparent-
 for i in $(seq 1 40); do cp "$raw/small.jpg" "$raw/img$i.jpg"; done
 heif-enc -q 50 $(for i in $(seq 1 40); do echo "$raw/img$i.jpg"; done) -o "$out/heif-40-images.heic" >/dev/null
 
+# A HEIF image sequence (as a phone's burst or live photo writes: brand msf1, a 'pict' track in a
+# moov box) whose track says 100 million frames of 10000x10000, beside a small primary image. No
+# Debian tool writes sequences (heif-enc 1.15 cannot); the track is assembled by python3. libheif
+# 1.15 reads items, not tracks: the primary image alone is decoded, the track never touched.
+heif-enc -q 50 "$raw/small.jpg" -o "$raw/primary.heic" >/dev/null
+python3 - "$raw/primary.heic" "$out/heif-sequence-100M-frames.heic" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+def box(kind, body): return struct.pack(">I", 8 + len(body)) + kind + body
+def full(kind, version, flags, body): return box(kind, struct.pack(">I", version << 24 | flags) + body)
+boxes, i = [], 0
+while i < len(data):
+    size, kind = struct.unpack(">I4s", data[i:i + 8])
+    boxes.append((kind, data[i:i + size]))
+    i += size
+frames, side = 100_000_000, 10000
+matrix = struct.pack(">9I", 0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000)
+hvc1 = box(b"hvc1", bytes(6) + struct.pack(">H", 1) + bytes(16) + struct.pack(">HHIIIH", side, side, 0x480000, 0x480000, 0, 1) + bytes(32) + struct.pack(">Hh", 24, -1))
+stbl = box(b"stbl", full(b"stsd", 0, 0, struct.pack(">I", 1) + hvc1)
+           + full(b"stts", 0, 0, struct.pack(">III", 1, frames, 1))
+           + full(b"stsc", 0, 0, struct.pack(">IIII", 1, 1, frames, 1))
+           + full(b"stsz", 0, 0, struct.pack(">II", 16, frames))
+           + full(b"stco", 0, 0, struct.pack(">II", 1, 0)))
+minf = box(b"minf", full(b"vmhd", 0, 1, bytes(8)) + box(b"dinf", full(b"dref", 0, 0, struct.pack(">I", 1) + full(b"url ", 0, 1, b""))) + stbl)
+mdia = box(b"mdia", full(b"mdhd", 0, 0, struct.pack(">IIIIHH", 0, 0, 30, frames, 0x55C4, 0))
+           + full(b"hdlr", 0, 0, struct.pack(">I4s12x", 0, b"pict") + b"sequence\0") + minf)
+trak = box(b"trak", full(b"tkhd", 0, 3, struct.pack(">IIIII", 0, 0, 1, 0, frames) + bytes(8) + struct.pack(">hhhH", 0, 0, 0, 0) + matrix
+                                     + struct.pack(">II", side << 16, side << 16)) + mdia)
+moov = box(b"moov", full(b"mvhd", 0, 0, struct.pack(">IIII", 0, 0, 30, frames) + struct.pack(">IH", 0x10000, 0x100) + bytes(10) + matrix + bytes(24) + struct.pack(">I", 2)) + trak)
+# Brand msf1 (an image sequence), in the ftyp's own size: the items' offsets stay as they were.
+ftyp = next(body for kind, body in boxes if kind == b"ftyp")
+compatible = [ftyp[i:i + 4] for i in range(16, len(ftyp), 4)]
+if b"msf1" not in compatible: compatible[-1] = b"msf1"
+assert b"mif1" in compatible
+ftyp = ftyp[:8] + b"msf1" + ftyp[12:16] + b"".join(compatible)
+# The moov after everything else, so no offset moves.
+out = ftyp + b"".join(body for kind, body in boxes if kind != b"ftyp") + moov
+open(sys.argv[2], "wb").write(out)
+PY
+
 cat > "$out/EXPECTED.tsv" <<'TSV'
 webp-50-frames-10000x10000.webp	ok
 webp-600-frames-10000x10000.webp	tooLarge gigapixels
@@ -185,6 +225,7 @@ png-ztxt-240MB.png	ok
 mpo-300-images.jpg	ok
 xmp-billion-laughs.jpg	ok
 heif-40-images.heic	ok
+heif-sequence-100M-frames.heic	ok
 jpeg-379-scans-4000x4000.jpg	tooLarge work
 png-interlaced-7000x7000.png	ok
 webp-lossless-8000x8000.webp	tooLarge lossless
