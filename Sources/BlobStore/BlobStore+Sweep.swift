@@ -100,7 +100,10 @@ extension BlobStore {
                     return
                 }
                 do {
-                    if !dryRun { try restoreFromTrash(digest, from: trash) }
+                    if !dryRun, try !restoreFromTrash(digest, from: trash) {
+                        report.failures.append("\(digest.hex) is in use again but was gone from the trash when it was to be put back")
+                        return
+                    }
                     report.restoredBlobs += 1
                     trashAfter.count -= 1
                     trashAfter.bytes -= Int64(info.st_size)
@@ -185,7 +188,7 @@ extension BlobStore {
         //    a clock set back) says nothing: the blob's time is set to now instead, and it waits
         //    the whole grace period from here.
         let trashCutoff = now - trashGracePeriod
-        for (digest, info) in trashed where !justMoved.contains(digest) {
+        for (digest, info) in trashed where trashUsable && !justMoved.contains(digest) {
             if mtime(info) < Self.earliestPlausibleTime && !pruneNow {
                 if !dryRun { utimensat(trash, digest.hex, nil, AT_SYMLINK_NOFOLLOW) }
                 report.warnings.append("\(digest.hex) was put in the trash at a time when the clock was wrong (\(Date(timeIntervalSince1970: mtime(info)))); "

@@ -27,8 +27,7 @@ extension BlobStore {
 
     /// Moves a blob into the trash held by `trash` (a sweep holds it for the whole run).
     func moveToTrash(_ digest: BlobDigest, into trash: Int32) throws {
-        let folder = try Self.openFolder(directory(for: digest), creating: false)
-        guard let folder else { return }  // not there: nothing to move
+        guard let folder = try openBlobFolder(digest, creating: false) else { return }  // not there: nothing to move
         defer { close(folder) }
         let name = digest.hex
         guard utimensat(folder, name, nil, AT_SYMLINK_NOFOLLOW) == 0 else {
@@ -49,21 +48,37 @@ extension BlobStore {
         return try restoreFromTrash(digest, from: trash)
     }
 
-    /// Takes a blob back from the trash held by `trash`.
+    /// Takes a blob back from the trash held by `trash`; false when the trash does not hold it.
     func restoreFromTrash(_ digest: BlobDigest, from trash: Int32) throws -> Bool {
         let name = digest.hex
-        guard faccessat(trash, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 else { return false }
-        let directory = self.directory(for: digest)
-        guard let folder = try Self.openFolder(directory, creating: true) else { return false }
+        guard let folder = try openBlobFolder(digest, creating: true) else { return false }
         defer { close(folder) }
         // link, not rename: a blob written meanwhile under the final name is never replaced.
         if linkat(trash, name, folder, name, 0) != 0 && errno != EEXIST {
             if errno == ENOENT { return false }
             throw BlobStoreError.io(path: path(for: digest), operation: "restore from trash", errno: errno)
         }
-        try check(fsync(folder), "fsync", directory)
+        try check(fsync(folder), "fsync", directory(for: digest))
         unlinkat(trash, name, 0)
         return true
+    }
+
+    /// A descriptor of the fan-out folder a blob goes in, reached from a descriptor of `sha256`,
+    /// each opened without following a link: a link put in place of either leads nowhere (ELOOP).
+    /// Made first when `creating` (0700, whatever the umask); nil when it does not exist.
+    func openBlobFolder(_ digest: BlobDigest, creating: Bool) throws -> Int32? {
+        guard let top = try Self.openFolder(blobsPath, creating: creating) else { return nil }
+        defer { close(top) }
+        if creating && mkdirat(top, String(digest.prefix), Privacy.folderMode) == 0 {
+            // By name in the folder held: a umask of 0777 leaves it 000, which its owner could not open to fchmod.
+            _ = fchmodat(top, String(digest.prefix), Privacy.folderMode, 0)
+        }
+        let fd = openat(top, String(digest.prefix), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw BlobStoreError.io(path: directory(for: digest), operation: Self.openOperation(errno), errno: errno)
+        }
+        return fd
     }
 
     /// A descriptor of one of the store's folders, opened without following a link (a link in its
@@ -73,10 +88,13 @@ extension BlobStore {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
-            throw BlobStoreError.io(path: path, operation: "open (a link, or not a folder)", errno: errno)
+            throw BlobStoreError.io(path: path, operation: openOperation(errno), errno: errno)
         }
         return fd
     }
+
+    /// What failed, for a folder that could not be opened: a link or a file in its place is said as such.
+    static func openOperation(_ code: Int32) -> String { code == ELOOP || code == ENOTDIR ? "open (a link, or not a folder)" : "opendir" }
 
     /// Whether the trash holds this blob.
     public func trashContains(_ digest: BlobDigest) -> Bool { access(trashPath(for: digest), F_OK) == 0 }

@@ -74,9 +74,12 @@ public final class S3Client: @unchecked Sendable {
     /// the service, so two writers racing for one key cannot both win); false when one was.
     public func create(_ key: String, data: Data) throws -> Bool {
         let md5 = ETagHasher.etags(of: data, partSize: partSize).single
+        let digest = SHA256.digest(data)
         do {
-            _ = try request("PUT", location.url(for: key), body: .data(data), payloadHash: SHA256.digest(data).hex,
-                            headers: ["If-None-Match: *"], confirm: { Self.confirmation($0, md5: md5, sha256: nil) },
+            // With its checksum, as `put`: a bucket whose ETags are not MD5s (SSE-KMS) confirms it so.
+            _ = try request("PUT", location.url(for: key), body: .data(data), payloadHash: digest.hex,
+                            headers: ["If-None-Match: *", Self.checksumHeader(digest)],
+                            confirm: { Self.confirmation($0, md5: md5, sha256: digest, stored: { self.storedChecksum(key, size: Int64(data.count), sha256: digest) }) },
                             what: "PUT \(location.objectKey(key))")
             return true
         } catch let error as S3Error where error.status == 412 {
@@ -127,6 +130,11 @@ public final class S3Client: @unchecked Sendable {
             response = try request("HEAD", location.url(for: key), headers: ["x-amz-checksum-mode: ENABLED"], what: "HEAD \(location.objectKey(key))")
         } catch let error as S3Error where error.status == 404 {
             return "no object is there (HEAD answered 404)"
+        } catch let error as S3Error where error.status == 403 {
+            // AWS answers a HEAD for the checksum of an object encrypted with KMS only to a key
+            // that may decrypt with it (kms:Decrypt).
+            return "the object could not be asked for its own checksum (\(error.localizedDescription)); "
+                + "under SSE-KMS the key needs kms:Decrypt to read it, as it does to read the photos back"
         } catch {
             return "the object could not be asked for its own checksum (\(error.localizedDescription))"
         }

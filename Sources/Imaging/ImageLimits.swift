@@ -15,7 +15,7 @@ public struct ImageLimits: Sendable, Equatable {
     public var maxAnimationPixels: Int = 10_000_000_000
     /// Largest whole-image working memory a decoder may need beside its output (default 192 MB):
     /// a JPEG of several scans keeps all its coefficients until the last (a 64-megapixel 4:2:0
-    /// progressive photo: 192 MB), a lossless WebP all its pixels as ARGB (48 megapixels).
+    /// progressive photo: 192 MB), a lossless WebP all its pixels as ARGB (50 megapixels), a lossy one with transparency its alpha plane (40).
     public var maxWorkingBytes: Int = 192 << 20
     /// Largest scans × coefficients a JPEG of several scans may make its decoder read (default 10
     /// billion: a 64-megapixel progressive photo of 100 scans; real ones have about 10).

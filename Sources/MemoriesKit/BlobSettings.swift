@@ -51,8 +51,8 @@ public struct BlobSettings: Codable, Equatable, Sendable {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            let code = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError).map { Int32($0.code) } ?? EIO
-            throw LibraryError.badSettings(file.path, String(cString: strerror(code)))
+            let code = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError).map { Int32($0.code) }
+            throw LibraryError.badSettings(file.path, code.map { String(cString: strerror($0)) } ?? error.localizedDescription)
         }
         do {
             return try JSONDecoder().decode(BlobSettings.self, from: data)

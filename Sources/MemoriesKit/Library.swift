@@ -72,6 +72,8 @@ public final class Library {
         if exists, !isDirectory.boolValue { throw LibraryError.notADirectory(directory.path) }
         let store = directory.appendingPathComponent("library.store")
         try Self.refuseUnopenableStore(store)
+        let support = directory.appendingPathComponent(".library_SUPPORT")
+        try Self.refuseUnusablePhotoFolder(support)
         created = !(exists && FileManager.default.fileExists(atPath: store.path))
         if readOnly || !create {
             guard exists, FileManager.default.fileExists(atPath: store.path) else {
@@ -89,20 +91,7 @@ public final class Library {
             if !FileManager.default.fileExists(atPath: store.path) { try Self.makePrivateStore(store, exclusive: false) }
         }
         if !readOnly { privacyNote = try Self.makePrivate(directory) }
-        let support = directory.appendingPathComponent(".library_SUPPORT")
         let supportExisted = FileManager.default.fileExists(atPath: support.path)
-        // A photo folder that is a link to nothing (a disk not mounted) is said as such, not as a
-        // failing mkdir inside it.
-        var link = stat()
-        if lstat(support.path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK, !supportExisted {
-            throw LibraryError.danglingPhotoFolder(support.path, target: (try? FileManager.default.destinationOfSymbolicLink(atPath: support.path)) ?? "?")
-        }
-        // One that is a file (or anything but a folder) is said as such, not as a photo store gone
-        // or as "mkdir …/sha256: Not a directory".
-        var followed = stat()
-        if stat(support.path, &followed) == 0, (followed.st_mode & S_IFMT) != S_IFDIR {
-            throw LibraryError.photoFolderNotAFolder(support.path, kind: Self.kind(of: followed.st_mode))
-        }
         let schema = Schema(versionedSchema: MemoriesSchemaV3.self)
         var configuration = ModelConfiguration(schema: schema, url: store, allowsSave: !readOnly)
         if let settings = try BlobSettings.load(from: directory) {
@@ -265,6 +254,20 @@ public final class Library {
         return "the photo store \(backend.locationDescription) holds none of this library's \(photos) photo\(photos == 1 ? "" : "s") "
             + "(deleted, or moved out of it): `memories verify` lists them; importing their folders again, or "
             + "`memories repair FOLDER…`, puts them back"
+    }
+
+    /// A photo folder that is a link to nothing (a disk not mounted), or a file (anything but a
+    /// folder), is said as such before anything is made or changed, not as a failing mkdir inside
+    /// it or a photo store gone.
+    static func refuseUnusablePhotoFolder(_ support: URL) throws {
+        var link = stat(), followed = stat()
+        let reached = stat(support.path, &followed) == 0
+        if !reached, lstat(support.path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK {
+            throw LibraryError.danglingPhotoFolder(support.path, target: (try? FileManager.default.destinationOfSymbolicLink(atPath: support.path)) ?? "?")
+        }
+        if reached, (followed.st_mode & S_IFMT) != S_IFDIR {
+            throw LibraryError.photoFolderNotAFolder(support.path, kind: kind(of: followed.st_mode))
+        }
     }
 
     /// What a file of this mode is, in a word or two.

@@ -184,4 +184,27 @@ import Testing
         // A fresh move, by path, refuses the link.
         #expect(throws: BlobStoreError.self) { try store.moveToTrash(store.put(randomData(10, seed: 13)).digest) }
     }
+
+    /// The same with a link in place of `sha256` itself (O_NOFOLLOW guards the last name only):
+    /// a move finds no blob to move there, a restore makes nothing there (the fresh review's).
+    @Test func aLinkInPlaceOfTheFolderOfPhotosLeadsNowhere() throws {
+        let dir = TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        let kept = try store.put(randomData(700, seed: 21)).digest
+        let trashed = try store.put(randomData(800, seed: 22)).digest
+        try store.remove(trashed)
+        let outside = dir.url.appendingPathComponent("outside")
+        let planted = outside.appendingPathComponent("\(kept.prefix)/\(kept.hex)")
+        try FileManager.default.createDirectory(at: planted.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("someone else's".utf8).write(to: planted)
+        try FileManager.default.moveItem(atPath: store.blobsPath, toPath: dir.url.appendingPathComponent("real-sha256").path)
+        try FileManager.default.createSymbolicLink(atPath: store.blobsPath, withDestinationPath: outside.path)
+        guard let trash = try BlobStore.openFolder(store.trashPath, creating: false) else { Issue.record("no trash"); return }
+        defer { close(trash) }
+        #expect(throws: BlobStoreError.self) { try store.moveToTrash(kept, into: trash) }
+        #expect(throws: BlobStoreError.self) { _ = try store.restoreFromTrash(trashed, from: trash) }
+        #expect(try Data(contentsOf: planted) == Data("someone else's".utf8), "not moved")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path) == [String(kept.prefix)], "nothing made outside")
+        #expect(store.trashContains(trashed) && !store.trashContains(kept))
+    }
 }
