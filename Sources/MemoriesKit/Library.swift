@@ -101,8 +101,12 @@ public final class Library {
             container = try ModelContainer(for: schema, migrationPlan: MemoriesMigrationPlan.self, configurations: [configuration])
         } catch ModelError.storeNotMigrated(let missing) where readOnly {
             // An empty store file (or one from an older version): reading cannot create what is missing.
-            guard Self.holdsPhotos(directory) else { throw ModelError.storeNotMigrated(missing: missing) }
-            throw LibraryError.noLibrary(directory.path, photosLeft: true)
+            // A store that holds none of the library's tables is one an import or init was killed
+            // while making (its log begun, its tables not yet committed): no library yet.
+            let photosLeft = Self.holdsPhotos(directory)
+            let holdsNoTable = Set(missing).isSuperset(of: schema.entities.map(\.name))
+            guard photosLeft || holdsNoTable else { throw ModelError.storeNotMigrated(missing: missing) }
+            throw LibraryError.noLibrary(directory.path, photosLeft: photosLeft)
         }
         context = ModelContext(container)
         if case .blobStoreMissing(_, let place)? = container.identityProblem {
