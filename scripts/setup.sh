@@ -12,7 +12,7 @@ packages=(pkg-config libsqlite3-dev libssl-dev libcurl4-openssl-dev libjpeg62-tu
 optional=()
 ceph=(ceph-mon ceph-osd radosgw ceph-common curl)
 case "${1:-}" in
-  --tests) optional=(chromium fonts-dejavu-core python3 groff zsh fish libimage-exiftool-perl faketime exfat-fuse exfatprogs fusefat dosfstools "${ceph[@]}") ;;
+  --tests) optional=(chromium fonts-dejavu-core python3 groff zsh fish libimage-exiftool-perl faketime strace exfat-fuse exfatprogs fusefat dosfstools "${ceph[@]}") ;;
   --s3) optional=("${ceph[@]}") ;;
 esac
 missing() { for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done; }

@@ -14,7 +14,21 @@ struct FileWalker {
         var display: String
         var name: String
         /// The size the walk saw (the file is checked again when it is read); batches are bounded by it.
-        var size: Int64 = 0
+        var size: Int64 { identity.size }
+        /// What the walk's stat saw (of the file a link leads to, for a link).
+        var identity: FileIdentity
+        /// The path with its folder's links resolved, as bytes: what the library's record of
+        /// imported files (`SourceIndex`) knows it by, however the folder was named.
+        var key: Data
+
+        init(path: [CChar], isSymbolicLink: Bool = false, display: String, name: String, identity: FileIdentity, key: Data) {
+            (self.path, self.isSymbolicLink, self.display, self.name, self.identity, self.key) = (path, isSymbolicLink, display, name, identity, key)
+        }
+
+        /// An entry of `size` bytes that no file backs (for tests of batching).
+        init(path: [CChar], display: String, name: String, size: Int64) {
+            self.init(path: path, display: display, name: name, identity: FileIdentity(inode: 0, size: size, modified: 0, changed: 0), key: Data(display.utf8))
+        }
     }
 
     enum Problem {
@@ -32,13 +46,15 @@ struct FileWalker {
                 problem(.unreadable(root, String(cString: strerror(errno))))
                 continue
             }
+            let key = Self.realPath(bytes) ?? Data(root.utf8)
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
-                walkDirectory(bytes, display: root, depth: 0, visit: visit, problem: problem)
+                walkDirectory(bytes, key: key, display: root, depth: 0, visit: visit, problem: problem)
             case S_IFREG:
                 var own = stat()
                 let isLink = lstat(bytes, &own) == 0 && (own.st_mode & S_IFMT) == S_IFLNK
-                visit(Entry(path: bytes, isSymbolicLink: isLink, display: root, name: (root as NSString).lastPathComponent, size: Int64(info.st_size)))
+                visit(Entry(path: bytes, isSymbolicLink: isLink, display: root, name: (root as NSString).lastPathComponent,
+                            identity: FileIdentity(info), key: key))
             default:
                 // Named on the command line, so said: a FIFO or device would block or never end.
                 problem(.unreadable(root, "not a regular file (\(Self.kind(info.st_mode)))"))
@@ -46,7 +62,14 @@ struct FileWalker {
         }
     }
 
-    private func walkDirectory(_ path: [CChar], display: String, depth: Int, visit: (Entry) -> Void, problem: (Problem) -> Void) {
+    /// `path` with every link resolved, as bytes; nil when it cannot be.
+    static func realPath(_ path: [CChar]) -> Data? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return Data(bytes: resolved, count: strlen(resolved))
+    }
+
+    private func walkDirectory(_ path: [CChar], key: Data, display: String, depth: Int, visit: (Entry) -> Void, problem: (Problem) -> Void) {
         guard depth < maxDepth else {
             problem(.notFollowed(display, "folders nested more than \(maxDepth) deep are not imported"))
             return
@@ -78,6 +101,9 @@ struct FileWalker {
             childPath += child.bytes
             childPath.append(0)
             let childDisplay = display.hasSuffix("/") ? display + child.name : display + "/" + child.name
+            var childKey = key
+            if childKey.last != 47 { childKey.append(47) }
+            childKey.append(contentsOf: child.bytes.map { UInt8(bitPattern: $0) })
             var info = stat()
             guard lstat(childPath, &info) == 0 else {
                 problem(.unreadable(childDisplay, String(cString: strerror(errno))))
@@ -85,15 +111,15 @@ struct FileWalker {
             }
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
-                walkDirectory(childPath, display: childDisplay, depth: depth + 1, visit: visit, problem: problem)
+                walkDirectory(childPath, key: childKey, display: childDisplay, depth: depth + 1, visit: visit, problem: problem)
             case S_IFREG:
-                visit(Entry(path: childPath, display: childDisplay, name: child.name, size: Int64(info.st_size)))
+                visit(Entry(path: childPath, display: childDisplay, name: child.name, identity: FileIdentity(info), key: childKey))
             case S_IFLNK:
                 var target = stat()
                 if stat(childPath, &target) != 0 {
                     problem(.unreadable(childDisplay, "broken symbolic link"))
                 } else if (target.st_mode & S_IFMT) == S_IFREG {
-                    visit(Entry(path: childPath, isSymbolicLink: true, display: childDisplay, name: child.name, size: Int64(target.st_size)))
+                    visit(Entry(path: childPath, isSymbolicLink: true, display: childDisplay, name: child.name, identity: FileIdentity(target), key: childKey))
                 } else {
                     problem(.notFollowed(childDisplay, "symbolic link to a folder, not followed"))
                 }
@@ -122,10 +148,11 @@ struct FileWalker {
 /// regular file goes further), its first bytes sniffed; only an image within `maxSize` is then
 /// read whole. Nothing that is skipped is read past its header.
 enum ImportFile {
-    /// The file's bytes and its modification time.
-    case image(Data, modified: Date)
+    /// The file's bytes and its modification time; its identity when it was the same before and
+    /// after the read (nil: it changed while being read, so what was read is not recorded as it).
+    case image(Data, modified: Date, identity: FileIdentity?)
     /// Not an image (by content): only its header was read.
-    case notAnImage(header: Data)
+    case notAnImage(header: Data, identity: FileIdentity?)
     case rejected(String)
 
     static let headerLength = 64
@@ -143,7 +170,7 @@ enum ImportFile {
         let size = Int64(info.st_size)
         var header = Data(count: Int(min(size, Int64(headerLength))))
         if let failure = fill(&header, from: fd) { return .rejected("cannot read: \(String(cString: strerror(failure)))") }
-        guard ImageFormat.sniff(header) != nil else { return .notAnImage(header: header) }
+        guard ImageFormat.sniff(header) != nil else { return .notAnImage(header: header, identity: unchanged(fd, since: info)) }
         guard size <= maxSize else {
             return .rejected("too large to import: \(Display.bytes(Int(clamping: size))) (the limit is \(Display.bytes(Int(clamping: maxSize))); --max-file-size raises it)")
         }
@@ -155,7 +182,15 @@ enum ImportFile {
         data.replaceSubrange(0..<header.count, with: header)
         if let failure = fill(&data, from: fd, startingAt: header.count) { return .rejected("cannot read: \(String(cString: strerror(failure)))") }
         let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
-        return .image(data, modified: modified)
+        return .image(data, modified: modified, identity: unchanged(fd, since: info))
+    }
+
+    /// The identity of the open file if it is still what `before` was (nothing wrote it while it
+    /// was read), else nil.
+    static func unchanged(_ fd: Int32, since before: stat) -> FileIdentity? {
+        var after = stat()
+        guard fstat(fd, &after) == 0, FileIdentity(after) == FileIdentity(before) else { return nil }
+        return FileIdentity(after)
     }
 
     /// Reads into `data` from `start` until it is full or the file ends (then `data` is shortened:

@@ -15,6 +15,9 @@ public struct ImportOptions {
     public var notes: String?
     /// Reads, validates and reports; stores nothing.
     public var dryRun = false
+    /// Reads every file, even those the library's record of imported files says are unchanged
+    /// since it last read them (and proves their stored copies whole, repairing them).
+    public var rehash = false
     /// Decoding and hashing threads (default: the core count). SQLite sees one writer.
     public var jobs = ProcessInfo.processInfo.activeProcessorCount
     /// Images committed per transaction, at most.
@@ -70,6 +73,9 @@ public struct ImportReport: Codable, Equatable {
     public var imported = 0
     /// Photos not added again: `alreadyInMemory` plus `repeatedInFolders`.
     public var duplicates = 0
+    /// Files not read at all: unchanged since the library last read them, and photos the memory
+    /// holds or files that are not photos (counted there too).
+    public var unchanged = 0
     /// Photos the memory held before this import.
     public var alreadyInMemory = 0
     /// Photos found more than once in what was imported (the same bytes under two names).
@@ -117,7 +123,8 @@ extension Library {
         var memory: Memory?
         var newTitle: String?
         if options.dryRun {
-            memory = try options.into.map(resolve)
+            // The memory the real run would add to, if there is one: its photos are not new.
+            if case .existing(let found) = try targetMemory(for: paths, options: options) { memory = found }
         } else {
             switch try targetMemory(for: paths, options: options) {
             case .existing(let found): memory = found
@@ -129,6 +136,7 @@ extension Library {
         var titleLock: FileLock?
         defer { titleLock?.unlock() }
         let preexisting = try memory.map(storedDigests(of:)) ?? []
+        if !options.rehash { files = try skipUnchanged(files, memory: memory, holding: preexisting, report: &report) }
         var known = preexisting
         var done = 0
         var start = 0
@@ -162,15 +170,19 @@ extension Library {
             known.formUnion(stored)
             var inserted: [String: String] = [:]  // SHA-256 → path, to name what a save repaired
             let repairedBefore = container.repairedBlobs.count
+            // What each file read was, recorded once this batch is committed.
+            var records: [(path: Data, identity: FileIdentity, sha256: String?, skipped: String?)] = []
             for item in prepared {
                 done += 1
                 switch item {
-                case .skipped(let path, let reason):
+                case .skipped(let path, let reason, let source):
                     report.skipped += 1
                     report.skippedFiles.append(.init(path: path, reason: reason))
+                    if let source { records.append((source.key, source.identity, nil, reason)) }
                 case .rejected(let path, let reason):
                     report.rejected.append(.init(path: path, reason: reason))
                 case .image(let photo):
+                    if let identity = photo.identity { records.append((photo.key, identity, photo.sha256, nil)) }
                     if memory == nil, let title = newTitle {
                         // The first photo to go in: the title is claimed now (another import may
                         // have made it meanwhile: then that memory is the one, with its photos).
@@ -220,7 +232,12 @@ extension Library {
                 }
             }
             options.stages?.add(.records, since: recording)
-            guard let memory, !options.dryRun else { continue }
+            guard !options.dryRun else { continue }
+            // Recorded before the save writes a photo: a row is checked against the memory's
+            // photos before it is trusted, so one whose batch never commits costs a read, and it
+            // tells verify that photos stored by a killed first import are an import's leftovers.
+            try SourceIndex.record(records, in: context)
+            guard let memory else { continue }
             do {
                 try timed(options.stages, .save) { try context.save() }
             } catch let error as SQLiteError where error.code == 787 /* SQLITE_CONSTRAINT_FOREIGNKEY */ {
@@ -377,6 +394,52 @@ extension Library {
         return "its capture time \(unusable.joined(separator: " and ")) is outside the years 1-9999 and was not used; \(used)"
     }
 
+    /// The files to read: all but those the library's record says are unchanged since it read
+    /// them, and are photos `memory` holds (`holding`) whose stored copies are there, or files that
+    /// are not photos. Those are counted in `report` as if read. Not used when the photo store is
+    /// empty (its photos deleted): every file is read, and puts back what it can.
+    func skipUnchanged(_ files: [FileWalker.Entry], memory: Memory?, holding: Set<String>, report: inout ImportReport) throws -> [FileWalker.Entry] {
+        guard emptiedStoreNote == nil else { return files }
+        let recorded = try SourceIndex.lookup(files.map(\.key), in: context)
+        guard !recorded.isEmpty else { return files }
+        // In a folder of photos a missing original or thumbnail costs a stat to find, and the
+        // file is read to put it back; a bucket's would cost a request each, and is left to
+        // `verify`, `repair` and `import --rehash`.
+        let local = blobs as? BlobStore
+        let thumbnails = try local.flatMap { _ in try memory.map(thumbnailDigests(of:)) } ?? [:]
+        func stored(_ sha256: String) -> Bool {
+            guard let local else { return true }
+            guard let original = BlobDigest(hex: sha256), local.contains(original) else { return false }
+            guard let thumbnail = thumbnails[sha256] else { return true }
+            return thumbnail.map(local.contains) ?? false
+        }
+        return files.filter { file in
+            guard let entry = recorded[file.key], entry.matches(file.identity) else { return true }
+            if let sha256 = entry.sha256 {
+                guard holding.contains(sha256), stored(sha256) else { return true }
+                report.unchanged += 1
+                report.duplicates += 1
+                report.alreadyInMemory += 1
+                return false
+            }
+            guard let reason = entry.skipped else { return true }
+            report.unchanged += 1
+            report.skipped += 1
+            report.skippedFiles.append(.init(path: file.display, reason: reason))
+            return false
+        }
+    }
+
+    /// The thumbnail digest of each photo of `memory`, by the photo's SHA-256 (nil: unreadable).
+    func thumbnailDigests(of memory: Memory) throws -> [String: BlobDigest?] {
+        var digests: [String: BlobDigest?] = [:]
+        for row in try context.query(LibrarySQL.thumbnailsOfMemory, [.integer(memory.persistentModelID.primaryKey)]) where row.count == 2 {
+            guard let sha256 = row[0].stringValue else { continue }
+            digests[sha256] = row[1].stringValue.flatMap { BlobDigest(hex: $0) }
+        }
+        return digests
+    }
+
     func storedDigests(of memory: Memory) throws -> Set<String> {
         Set(try context.query(LibrarySQL.digestsOfMemory, [.integer(memory.persistentModelID.primaryKey)])
             .compactMap { $0.first?.stringValue })
@@ -384,7 +447,8 @@ extension Library {
 
     enum PreparedFile {
         case image(Photo)
-        case skipped(String, String)
+        /// The path, why, and what to record of the file (nil: it changed while it was read).
+        case skipped(String, String, source: (key: Data, identity: FileIdentity)?)
         case rejected(String, String)
     }
 
@@ -399,6 +463,10 @@ extension Library {
         var digest: BlobDigest
         var sha256: String { digest.hex }
         var modified: Date
+        /// The file's key in the library's record of imported files, and its identity when it
+        /// did not change while it was read.
+        var key: Data
+        var identity: FileIdentity?
     }
 
     /// Where the batch that begins at `start` ends: at most `batchSize` files and `batchBytes` bytes
@@ -420,17 +488,19 @@ extension Library {
         let claimsImage = imageExtensions.contains((file.name as NSString).pathExtension.lowercased())
         let data: Data
         let modified: Date
+        let identity: FileIdentity?
         switch timed(options.stages, .read, { ImportFile.read(file, maxSize: options.maxFileSize) }) {
         case .rejected(let reason):
             return .rejected(file.display, reason)
-        case .notAnImage(let header):
+        case .notAnImage(let header, let seen):
             // Content decides: a file that says it is a photo but is not one is rejected; others are skipped.
             let kind = ImageFormat.unsupportedKind(header)
-            guard claimsImage else { return .skipped(file.display, kind ?? "not an image") }
+            guard claimsImage else { return .skipped(file.display, kind ?? "not an image", source: seen.map { (file.key, $0) }) }
             return .rejected(file.display, header.isEmpty ? "empty file (0 bytes)" : ImageError.unrecognized(kind ?? "not \(ImageFormat.acceptedNames)").reason)
-        case .image(let bytes, let mtime):
+        case .image(let bytes, let mtime, let seen):
             data = bytes
             modified = mtime
+            identity = seen
         }
         do {
             let thumbnail = try timed(options.stages, .thumbnail) {
@@ -438,7 +508,7 @@ extension Library {
             }
             let digest = timed(options.stages, .hash) { SHA256.digest(data) }
             return .image(Photo(filename: file.name, path: file.display, data: data, thumbnail: thumbnail.jpeg, info: thumbnail.info,
-                                digest: digest, modified: modified))
+                                digest: digest, modified: modified, key: file.key, identity: identity))
         } catch let error as ImageError {
             return .rejected(file.display, error.reason)
         } catch {

@@ -105,10 +105,13 @@ extension Library {
             problems.append("the photo store \(place) is gone (moved, deleted, or not mounted), so every photo is missing: restore it from a "
                             + "backup (or mount it), or run `memories repair FOLDER…` with the folders the photos came from")
         }
-        // No record at all beside stored files: a store that lost its rows (a killed first import
-        // still leaves its memory's row).
+        // No record at all beside stored files: a store that lost its rows (restored from a backup
+        // made before its photos). A killed first import, or deleting every memory, leaves files
+        // no photo names too, but also its record of the files imported (`SourceIndex`): those
+        // are unreferenced files, for gc.
         let rows = try context.fetchCount(FetchDescriptor<MemoryImage>()) + context.fetchCount(FetchDescriptor<Memory>())
-        if rows == 0 && !blobs.unexpected.isEmpty {
+        let imported = try SourceIndex.hasRows(in: context)
+        if rows == 0 && !blobs.unexpected.isEmpty && !imported {
             problems.append("the store has no photos but its folder holds \(blobs.unexpected.count) stored files: if photos are missing from "
                             + "`memories list`, restore library.store from a backup; if not, `memories gc` moves the files to the trash")
         }

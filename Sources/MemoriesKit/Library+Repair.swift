@@ -44,7 +44,7 @@ extension Library {
             FileWalker().walk(paths, visit: { files.append($0) }, problem: { _ in })
             for (index, file) in files.enumerated() {
                 progress?(index + 1, files.count)
-                guard case .image(let data, _) = ImportFile.read(file, maxSize: maxFileSize) else { continue }
+                guard case .image(let data, _, _) = ImportFile.read(file, maxSize: maxFileSize) else { continue }
                 report.filesRead += 1
                 let digest = SHA256.digest(data)
                 guard damaged[digest] != nil else { continue }

@@ -132,6 +132,7 @@ public final class Library {
         if !readOnly && container.writeRefusal == nil {
             try SearchIndex.install(on: context)
             try MemoryStats.install(on: context)
+            try SourceIndex.install(on: context)
         }
     }
 

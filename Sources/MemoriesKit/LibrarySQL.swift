@@ -161,6 +161,9 @@ enum LibrarySQL {
     /// The SHA-256 column of the photos of the memory with key `?`.
     static let digestsOfMemory = "SELECT \(sha256) FROM \(image) WHERE \(imageMemory) = ?"
 
+    /// The SHA-256 and thumbnail digest of each photo of the memory with key `?`.
+    static let thumbnailsOfMemory = "SELECT \(sha256), \(thumbnailData) FROM \(image) WHERE \(imageMemory) = ?"
+
     /// The thumbnail digest of the photo of memory `?1` whose SHA-256 is `?2`.
     static let thumbnailOfPhoto = "SELECT \(thumbnailData) FROM \(image) WHERE \(imageMemory) = ?1 AND \(sha256) = ?2"
 

@@ -41,7 +41,7 @@ import Testing
             }
             usleep(UInt32(200 + file.size % 7 * 300))  // uneven work, so workers overtake each other
             lock.withLock { atOnce -= 1 }
-            return .skipped(file.display, "")
+            return .skipped(file.display, "", source: nil)
         }
         var options = ImportOptions()
         options.batchBytes = batchBytes
@@ -51,7 +51,7 @@ import Testing
         while start < files.count {
             let batch = start..<Library.batchEnd(sizes, from: start, options: options)
             start = batch.upperBound
-            for case .skipped(let path, _) in pipeline.take(batch) { order.append(path) }
+            for case .skipped(let path, _, _) in pipeline.take(batch) { order.append(path) }
             usleep(saveDelay)
             lock.withLock { held -= sizes[batch].reduce(0, +) }
             pipeline.release(batch)
@@ -95,7 +95,7 @@ import Testing
             lock.withLock { started += 1; running += 1 }
             usleep(2_000)
             lock.withLock { running -= 1 }
-            return .skipped(file.display, "")
+            return .skipped(file.display, "", source: nil)
         }
         _ = pipeline.take(0..<3)
         pipeline.stop()

@@ -13,6 +13,10 @@ enum ImportCommand: Command {
     A photo already stored is checked against its SHA-256, and rewritten from the file if the stored
     copy is damaged or missing ("repaired"). Only regular files are read, and a photo larger than
     --max-file-size is rejected unread; other files are skipped after their first bytes.
+    Importing a folder again reads only what changed: a file whose size, times and inode are what
+    they were when the library last read it, and which is a photo of the memory (its stored copy
+    and thumbnail there) or not a photo, is counted without being opened ("unchanged"). --rehash
+    reads every file, and proves and repairs every stored copy.
     """
     static let options: [Option] = [
         .value("title", "T", "the memory's title (default: the first folder's name); an existing memory with exactly this title is continued, so running the same import again completes it"),
@@ -20,6 +24,7 @@ enum ImportCommand: Command {
         .value("date", "D", "the memory's date (default: the earliest capture time)"),
         .value("notes", "N", "the memory's notes"),
         .dryRun,
+        .flag("rehash", "read every file, even those unchanged since the library last read them"),
         .value("jobs", "N", short: "j", "decoding threads (default: the number of cores)"),
         .value("max-file-size", "SIZE", "the largest photo read (default 512MB; bytes, or with K, M, G: 2G)"),
         .quiet,
@@ -45,6 +50,7 @@ enum ImportCommand: Command {
         options.into = arguments.value("into")
         options.notes = arguments.value("notes")
         options.dryRun = arguments.has("dry-run")
+        options.rehash = arguments.has("rehash")
         options.date = try arguments.date("date")
         if let jobs = try arguments.int("jobs", in: 1...256) { options.jobs = jobs }
         // For benchmarks: where the time went, on stderr at the end (docs/performance.md).
@@ -81,6 +87,7 @@ enum ImportCommand: Command {
             var counts: [String] = []
             if report.memory != nil || options.dryRun { counts.append("\(report.alreadyInMemory) already in this memory") }
             if report.repeatedInFolders > 0 { counts.append("\(report.repeatedInFolders) repeated in these folders") }
+            if report.unchanged > 0 { counts.append("\(report.unchanged) unchanged (not read)") }
             counts += ["\(report.skipped) skipped", "\(report.rejected.count) rejected"]
             let verb = options.dryRun ? "would import" : "imported"
             let photos = "\(report.imported) photo\(report.imported == 1 ? "" : "s")"
