@@ -18,6 +18,9 @@ public struct ImportOptions {
     /// Reads every file, even those the library's record of imported files says are unchanged
     /// since it last read them (and proves their stored copies whole, repairing them).
     public var rehash = false
+    /// Adds photos removed from the memory earlier (and forgets that they were); otherwise an
+    /// import leaves them out and counts them (`ImportReport.removedEarlier`).
+    public var includeRemoved = false
     /// Decoding and hashing threads (default: the core count). SQLite sees one writer.
     public var jobs = ProcessInfo.processInfo.activeProcessorCount
     /// Images committed per transaction, at most.
@@ -76,6 +79,8 @@ public struct ImportReport: Codable, Equatable {
     /// Files not read at all: unchanged since the library last read them, and photos the memory
     /// holds or files that are not photos (counted there too).
     public var unchanged = 0
+    /// Files whose photo was removed from the memory earlier, and was not added back.
+    public var removedEarlier = 0
     /// Photos the memory held before this import.
     public var alreadyInMemory = 0
     /// Photos found more than once in what was imported (the same bytes under two names).
@@ -136,7 +141,10 @@ extension Library {
         var titleLock: FileLock?
         defer { titleLock?.unlock() }
         let preexisting = try memory.map(storedDigests(of:)) ?? []
-        if !options.rehash { files = try skipUnchanged(files, memory: memory, holding: preexisting, report: &report) }
+        // Photos removed from the memory earlier: left out, unless asked for (then forgotten).
+        var removedBefore = try memory.map { try RemovedPhotos.digests(of: $0.persistentModelID.primaryKey, in: context) } ?? []
+        var removed = options.includeRemoved ? [] : removedBefore
+        if !options.rehash { files = try skipUnchanged(files, memory: memory, holding: preexisting, removed: removed, report: &report) }
         var known = preexisting
         var done = 0
         var start = 0
@@ -191,6 +199,12 @@ extension Library {
                         report.memory = .init(id: claim.memory.id.uuidString.lowercased(), title: claim.memory.title)
                         stored = try storedDigests(of: claim.memory)
                         known.formUnion(stored)
+                        removedBefore = try RemovedPhotos.digests(of: claim.memory.persistentModelID.primaryKey, in: context)
+                        if !options.includeRemoved { removed = removedBefore }
+                    }
+                    if removed.contains(photo.sha256) && !known.contains(photo.sha256) {
+                        report.removedEarlier += 1
+                        continue
                     }
                     guard known.insert(photo.sha256).inserted else {
                         report.duplicates += 1
@@ -259,6 +273,8 @@ extension Library {
             for digest in container.repairedBlobs.dropFirst(repairedBefore) {
                 if let path = inserted[digest.hex] { report.repaired.append(path) }
             }
+            // Back in the memory, so no longer removed from it.
+            try RemovedPhotos.forget(inserted.keys.filter(removedBefore.contains), memory: memory.persistentModelID.primaryKey, in: context)
         }
         if let memory, !options.dryRun, options.date == nil { try dateFromPhotos(memory) }
         return report
@@ -395,10 +411,11 @@ extension Library {
     }
 
     /// The files to read: all but those the library's record says are unchanged since it read
-    /// them, and are photos `memory` holds (`holding`) whose stored copies are there, or files that
-    /// are not photos. Those are counted in `report` as if read. Not used when the photo store is
+    /// them, and are photos `memory` holds (`holding`) whose stored copies are there, photos
+    /// removed from it (`removed`), or files that are not photos. Those are counted in `report` as if read. Not used when the photo store is
     /// empty (its photos deleted): every file is read, and puts back what it can.
-    func skipUnchanged(_ files: [FileWalker.Entry], memory: Memory?, holding: Set<String>, report: inout ImportReport) throws -> [FileWalker.Entry] {
+    func skipUnchanged(_ files: [FileWalker.Entry], memory: Memory?, holding: Set<String>, removed: Set<String>,
+                       report: inout ImportReport) throws -> [FileWalker.Entry] {
         guard emptiedStoreNote == nil else { return files }
         let recorded = try SourceIndex.lookup(files.map(\.key), in: context)
         guard !recorded.isEmpty else { return files }
@@ -416,6 +433,11 @@ extension Library {
         return files.filter { file in
             guard let entry = recorded[file.key], entry.matches(file.identity) else { return true }
             if let sha256 = entry.sha256 {
+                if removed.contains(sha256) && !holding.contains(sha256) {
+                    report.unchanged += 1
+                    report.removedEarlier += 1
+                    return false
+                }
                 guard holding.contains(sha256), stored(sha256) else { return true }
                 report.unchanged += 1
                 report.duplicates += 1

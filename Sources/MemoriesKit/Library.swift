@@ -133,6 +133,7 @@ public final class Library {
             try SearchIndex.install(on: context)
             try MemoryStats.install(on: context)
             try SourceIndex.install(on: context)
+            try RemovedPhotos.install(on: context)
         }
     }
 

@@ -30,6 +30,8 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case titleLockHeld(String, seconds: Int)
     /// `remove` of a memory's last photo: a memory holds at least one.
     case lastPhoto(memory: String, photo: String)
+    /// A removal that names every photo of the memory: its title and how many.
+    case wouldEmpty(memory: String, photos: Int)
     /// `.library_SUPPORT` is a symbolic link to nothing: its path and where the link points.
     case danglingPhotoFolder(String, target: String)
     /// `.library_SUPPORT` is not a folder (a file, a pipe): its path and what it is.
@@ -97,6 +99,9 @@ public enum LibraryError: Error, Equatable, LocalizedError {
         case .titleLockHeld(let path, let seconds):
             return "another command held \(path) for \(seconds) seconds while changing a memory's photos (an import making a new memory, or a remove): "
                 + "it may be stopped (Ctrl-Z, kill -STOP). Resume or end it (`fuser \(path)` names it), then run this command again; nothing was changed"
+        case .wouldEmpty(let memory, let photos):
+            return "these \(photos) photos are all of '\(memory)', and a memory holds at least one: nothing was removed. "
+                + "`memories delete '\(memory)'` removes the memory with them"
         case .lastPhoto(let memory, let photo):
             return "\(photo) is the last photo of '\(memory)', and a memory holds at least one: nothing was removed. "
                 + "`memories delete '\(memory)'` removes the memory with it"

@@ -101,6 +101,18 @@ enum LibrarySQL {
         """
     }
 
+    /// The photos removed from each memory (see `RemovedPhotos`), and the trigger that forgets a
+    /// deleted memory's.
+    static func createRemoved(_ table: String) -> String {
+        """
+        CREATE TABLE \(table) (memory INTEGER NOT NULL, sha256 TEXT NOT NULL, filename TEXT NOT NULL, removed REAL NOT NULL,
+            PRIMARY KEY (memory, sha256)) WITHOUT ROWID;
+        CREATE TRIGGER \(table)_memory_delete AFTER DELETE ON \(memory) BEGIN
+            DELETE FROM \(table) WHERE memory = OLD.\(key);
+        END;
+        """
+    }
+
     static let tableExists = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
 
     // MARK: Listing

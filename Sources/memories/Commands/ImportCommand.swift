@@ -16,7 +16,8 @@ enum ImportCommand: Command {
     Importing a folder again reads only what changed: a file whose size, times and inode are what
     they were when the library last read it, and which is a photo of the memory (its stored copy
     and thumbnail there) or not a photo, is counted without being opened ("unchanged"). --rehash
-    reads every file, and proves and repairs every stored copy.
+    reads every file, and proves and repairs every stored copy. Photos removed from the memory
+    with `remove` are not added back (--include-removed adds them).
     """
     static let options: [Option] = [
         .value("title", "T", "the memory's title (default: the first folder's name); an existing memory with exactly this title is continued, so running the same import again completes it"),
@@ -25,6 +26,7 @@ enum ImportCommand: Command {
         .value("notes", "N", "the memory's notes"),
         .dryRun,
         .flag("rehash", "read every file, even those unchanged since the library last read them"),
+        .flag("include-removed", "add back photos removed from the memory earlier (`remove`)"),
         .value("jobs", "N", short: "j", "decoding threads (default: the number of cores)"),
         .value("max-file-size", "SIZE", "the largest photo read (default 512MB; bytes, or with K, M, G: 2G)"),
         .quiet,
@@ -51,6 +53,7 @@ enum ImportCommand: Command {
         options.notes = arguments.value("notes")
         options.dryRun = arguments.has("dry-run")
         options.rehash = arguments.has("rehash")
+        options.includeRemoved = arguments.has("include-removed")
         options.date = try arguments.date("date")
         if let jobs = try arguments.int("jobs", in: 1...256) { options.jobs = jobs }
         // For benchmarks: where the time went, on stderr at the end (docs/performance.md).
@@ -88,6 +91,7 @@ enum ImportCommand: Command {
             if report.memory != nil || options.dryRun { counts.append("\(report.alreadyInMemory) already in this memory") }
             if report.repeatedInFolders > 0 { counts.append("\(report.repeatedInFolders) repeated in these folders") }
             if report.unchanged > 0 { counts.append("\(report.unchanged) unchanged (not read)") }
+            if report.removedEarlier > 0 { counts.append("\(report.removedEarlier) removed earlier, not re-added (--include-removed adds them)") }
             counts += ["\(report.skipped) skipped", "\(report.rejected.count) rejected"]
             let verb = options.dryRun ? "would import" : "imported"
             let photos = "\(report.imported) photo\(report.imported == 1 ? "" : "s")"
