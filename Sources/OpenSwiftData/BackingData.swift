@@ -52,6 +52,13 @@ public final class _BackingData {
         get { extras?.pendingDigests ?? [:] }
         set { if !newValue.isEmpty || extras != nil { extrasForWriting.pendingDigests = newValue } }
     }
+    /// Models that joined an unloaded to-many relationship (by index) since it was last read, by
+    /// their to-one side being set: the relationship is not loaded for them, and they are added
+    /// when it is (`Relationships.link`); a save, which stores them, forgets them.
+    var pendingMembers: [Int: [any PersistentModel]] {
+        get { extras?.pendingMembers ?? [:] }
+        set { if !newValue.isEmpty || extras != nil { extrasForWriting.pendingMembers = newValue } }
+    }
     /// The rows fetched together with this one (for group faulting).
     var fetchGroup: FetchGroup?
     /// The model, held weakly, when its class has a `deinit` of its own (so `@Model` could not
@@ -70,6 +77,7 @@ public final class _BackingData {
         var external: ExternalStorage?
         var pendingDigests: [Int: BlobDigest] = [:]
         var weakOwner: WeakBox<AnyObject>?
+        var pendingMembers: [Int: [any PersistentModel]] = [:]
     }
     private var extras: Extras?
     private var extrasForWriting: Extras {

@@ -6,6 +6,62 @@ import Testing
 /// keys fill most of their range by one range scan of the foreign key's index (the rows of owners
 /// not asked for skipped), others by looking each owner up.
 @Suite struct ToManyLoadTests {
+    /// A model joining a to-many relationship that is not loaded, by its to-one side being set,
+    /// reads nothing (adding 200 photos to a 5,000-photo memory read all 5,000 and searched the
+    /// array once per photo); the array, read when asked for, shows the models that joined and
+    /// are still its own (not moved on, deleted or rolled back), each once, before and after a save.
+    @Test func joiningByTheToOneSideReadsNothingUntilTheArrayIsAskedFor() throws {
+        let dir = TemporaryDirectory()
+        let c = try store(dir)
+        let context = ModelContext(c)
+        let owner = try #require(try context.fetch(FetchDescriptor<Owner>(predicate: #Predicate { $0.name == "even 4" })).first)
+        let other = try #require(try context.fetch(FetchDescriptor<Owner>(predicate: #Predicate { $0.name == "even 6" })).first)
+        var sql: [String] = []
+        context.traceSQL { sql.append($0) }
+        let pets = (0..<50).map { Pet(name: "new-\($0)") }
+        for pet in pets {
+            context.insert(pet)
+            pet.owner = owner
+        }
+        #expect(sql.isEmpty, "nothing read to add to an unloaded to-many: \(sql)")
+        context.delete(pets[1])
+        pets[0].owner = other
+        let expected = Set(["4-a", "4-b"] + (2..<50).map { "new-\($0)" })
+        #expect(owner.pets.count == expected.count && Set(owner.pets.map(\.name)) == expected, "\(owner.pets.map(\.name).sorted())")
+        #expect(Set(other.pets.map(\.name)) == ["6-a", "6-b", "new-0"])
+        try context.save()
+        let reader = ModelContext(c)
+        let stored = try #require(try reader.fetch(FetchDescriptor<Owner>(predicate: #Predicate { $0.name == "even 4" })).first)
+        #expect(stored.pets.count == expected.count && Set(stored.pets.map(\.name)) == expected, "\(stored.pets.map(\.name).sorted())")
+
+        // Joined after the save (the array is not loaded again), then rolled back: not a member.
+        let late = Pet(name: "late")
+        context.insert(late)
+        late.owner = owner
+        context.rollback()
+        #expect(owner.pets.count == expected.count && !owner.pets.contains { $0.name == "late" }, "\(owner.pets.map(\.name).sorted())")
+    }
+
+    /// A model moved into a to-many relationship that is not loaded, then its owner deleted with a
+    /// cascade: the cascade reaches it (it is not in the store's rows of that owner yet).
+    @Test func aCascadeReachesAModelThatJoinedAnUnloadedRelationship() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Folder.self, at: dir.store())
+        let setup = ModelContext(c)
+        let a = Folder(name: "a"), b = Folder(name: "b")
+        setup.insert(a)
+        setup.insert(b)
+        setup.insert(Folder(name: "c", parent: b))
+        try setup.save()
+        let context = ModelContext(c)
+        let folders = try context.fetch(FetchDescriptor<Folder>(sortBy: [SortDescriptor(\.name)]))
+        let (fa, fc) = (folders[0], folders[2])
+        fc.parent = fa
+        context.delete(fa)
+        try context.save()
+        #expect(try ModelContext(c).fetch(FetchDescriptor<Folder>()).map(\.name) == ["b"])
+    }
+
     /// 300 owners with two pets each: owner `i` is named "even i", "odd i" or, for 1, 101 and
     /// 201, "far i"; its pets are "i-a" and "i-b".
     static func name(_ i: Int) -> String { "\(i % 100 == 1 ? "far" : i % 2 == 0 ? "even" : "odd") \(i)" }

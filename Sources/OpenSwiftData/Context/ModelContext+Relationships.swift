@@ -48,10 +48,21 @@ extension ModelContext {
                     return
                 }
                 let owners = [backing] + groupMates(of: backing, entity: entity, unloaded: index)
+                let back = RelationshipGraph.inverse(of: property, in: entity)
                 func load<T: PersistentModel>(_ type: T.Type) throws {
                     let related = try fetchRelated(T.self, link: link, owners: owners.map(\.primaryKey))
                     for owner in owners {
-                        owner.values[index] = unsafeBitCast(related[owner.primaryKey] ?? [], to: [T].self)
+                        var members = related[owner.primaryKey] ?? []
+                        if let pending = owner.pendingMembers.removeValue(forKey: index), let back {
+                            // Joined since the store was read: still this owner's, and not deleted.
+                            var present = Set(members.map { ObjectIdentifier($0) })
+                            for case let member as T in pending where member.persistentBackingData.state == .inserted || member.persistentBackingData.state == .persisted {
+                                let current = member.persistentBackingData.values[back.index].flatMap { $0 as? any PersistentModel }
+                                guard let current, current === owner.owner, present.insert(ObjectIdentifier(member)).inserted else { continue }
+                                members.append(member)
+                            }
+                        }
+                        owner.values[index] = unsafeBitCast(members, to: [T].self)
                         owner.unloaded.remove(index)
                     }
                 }
@@ -125,7 +136,8 @@ extension ModelContext {
                         case .deny:
                             denied.append((model, entity, property))
                             continue
-                        case .cascade where backing.unloaded.contains(property.index) && backing.primaryKey > 0:
+                        case .cascade where backing.unloaded.contains(property.index) && backing.primaryKey > 0
+                                            && backing.pendingMembers[property.index] == nil:
                             plan.follow(property, of: entity, keys: [backing.primaryKey])
                             continue
                         default:

@@ -308,6 +308,8 @@ extension ModelContext {
         let live: [(model: AnyObject, backing: _BackingData)] = registry.entries.compactMap { entry in entry.object.map { ($0, entry.backing) } }
         for (_, backing) in live where backing.state == .persisted {
             guard let entity = backing.entity, entity.hasToMany else { continue }
+            // Stored now: the store's rows hold them.
+            if !backing.pendingMembers.isEmpty { backing.pendingMembers = [:] }
             for property in entity.relationships where !backing.unloaded.contains(property.index) {
                 guard case .toMany = property.kind, backing.values[property.index] != nil else { continue }
                 backing.values[property.index] = nil

@@ -225,6 +225,8 @@ public final class ModelContext {
             backing.isListedAsChanged = false
         }
         for model in deletedList { model.persistentBackingData.state = .persisted }
+        // Members an unloaded to-many relationship was to gain: read from the store again instead.
+        for entry in registry.entries where !entry.backing.pendingMembers.isEmpty { entry.backing.pendingMembers = [:] }
         insertedList = []
         changedList = []
         deletedList = []

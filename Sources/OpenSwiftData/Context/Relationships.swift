@@ -63,8 +63,18 @@ enum Relationships {
                 unlink(previous, back, from: related)
             }
         case .toMany:
-            // An unloaded relationship is read from the store first, so it shows the new member too.
-            if backing.unloaded.contains(inverse.index) { backing.loadDetachedOrFromContext(inverse.index) }
+            if backing.unloaded.contains(inverse.index) {
+                // One-to-many, its to-one side set: the store keeps the link in the owner's row, so
+                // the array is not read now (200 photos added to a 5,000-photo memory read all
+                // 5,000 and searched them 200 times); it is read when asked for, with the owner.
+                if backing.context != nil, backing.state == .persisted, backing.primaryKey > 0,
+                   let back = RelationshipGraph.inverse(of: inverse, in: backing.entity!), case .toOne = back.kind {
+                    backing.pendingMembers[inverse.index, default: []].append(owner)
+                    return
+                }
+                // Otherwise it is read from the store first, so it shows the new member too.
+                backing.loadDetachedOrFromContext(inverse.index)
+            }
             // In time linear in the array but without a cast per element (a 5,000-photo memory's
             // array was cast element by element for every photo linked to it).
             if let array = backing.values[inverse.index] as? any _ArrayType {
