@@ -87,7 +87,10 @@ func run(_ args: [String]) -> Int32 {
         var opened: Library?
         let code = try command.run(arguments) {
             // Only `import` makes a library: every other command on a folder without one says so.
-            let library = try Library(directory: directory, readOnly: readOnlyCommands.contains(command.name), create: command.name == "import",
+            // A dry run of it reads the library, and writes nothing (see ImportCommand).
+            let dryImport = command.name == "import" && arguments.has("dry-run")
+            let library = try Library(directory: directory, readOnly: readOnlyCommands.contains(command.name) || dryImport,
+                                      create: command.name == "import" && !dryImport,
                                       photoStoreMayBeMissing: ["verify", "repair"].contains(command.name))
             if let note = library.privacyNote { Output.error(note) }
             if let note = library.emptiedStoreNote { Output.error(note) }

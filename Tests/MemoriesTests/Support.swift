@@ -94,7 +94,7 @@ final class Sandbox {
 
 struct ImportJSON: Decodable {
     struct Ref: Decodable { var id: String; var title: String }
-    struct Rejection: Decodable { var path: String; var reason: String }
+    struct Rejection: Decodable, Equatable { var path: String; var reason: String }
     var memory: Ref?
     var imported: Int
     var duplicates: Int

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 import MemoriesKit
 
@@ -40,6 +41,15 @@ enum ImportCommand: Command {
     ]
     static let exitStatus = "0 all imported, 2 some files rejected (the rest imported), 1 failure, 64 usage error."
 
+    /// A new folder only this user can enter, in `$TMPDIR` (or /tmp).
+    static func scratchFolder() throws -> URL {
+        var template = Array((FileManager.default.temporaryDirectory.path + "/memories-dry-run-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw BlobStoreError.io(path: FileManager.default.temporaryDirectory.path, operation: "make a temporary folder in", errno: errno)
+        }
+        return URL(fileURLWithPath: String(cString: made))
+    }
+
     static func run(_ arguments: Arguments, library: () throws -> Library) throws -> Int32 {
         if let title = arguments.value("title"), title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw UsageError(message: "--title cannot be empty: a memory is found by its title")
@@ -69,8 +79,18 @@ enum ImportCommand: Command {
         }
         let quiet = arguments.has("quiet")
         let progress = Progress("importing", enabled: !quiet)
-        let lib = try library()
-        if lib.created && !quiet { Output.error("created a new library at \(Output.escaped(lib.directory.path))") }
+        // A dry run opens the library read-only; where there is none yet, every photo is new, and
+        // is counted in a library made for the purpose in a private temporary folder, removed after.
+        var scratch: URL?
+        defer { if let scratch { try? FileManager.default.removeItem(at: scratch) } }
+        let lib: Library
+        do {
+            lib = try library()
+        } catch LibraryError.noLibrary(_, photosLeft: false) where options.dryRun {
+            scratch = try Self.scratchFolder()
+            lib = try Library(directory: scratch!.appendingPathComponent("library"))
+        }
+        if lib.created && scratch == nil && !quiet { Output.error("created a new library at \(Output.escaped(lib.directory.path))") }
         let report = try lib.importPhotos(arguments.positionals, options: options) { progress.update($0, $1, bytes: $2) }
         progress.finish()
         if let stages = options.stages {

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// `import -n` says what the real run would do, with the same counts, and writes nothing anywhere:
+/// no library where there was none, nothing in one that exists (issue 34: it reported every photo
+/// as new when continuing a memory, and made a library on a new path).
+@Suite struct DryRunTests {
+    struct Report: Decodable, Equatable {
+        var imported: Int
+        var alreadyInMemory: Int
+        var repeatedInFolders: Int
+        var removedEarlier: Int
+        var skipped: Int
+        var rejected: [ImportJSON.Rejection]
+    }
+
+    /// Every path under `folder` with its size and modification time, and the folder's own.
+    static func tree(_ folder: URL) -> [String] {
+        var entries: [String] = []
+        for path in [""] + ((FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String]) ?? []) {
+            var info = stat()
+            guard lstat(folder.appendingPathComponent(path).path, &info) == 0 else { continue }
+            entries.append("\(path) \(info.st_mode) \(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)")
+        }
+        return entries.sorted()
+    }
+
+    @Test func aDryRunCountsWhatTheRealRunDoesAndWritesNothing() throws {
+        let box = Sandbox()
+        for (source, name) in [("Rome/IMG_0001.jpg", "IMG_0001.jpg"), ("Rome/IMG_0002.jpg", "IMG_0002.jpg"), ("Rome/day 2/IMG_0003.jpg", "IMG_0003.jpg")] {
+            _ = box.copy(fixturePhotos.appendingPathComponent(source), to: "Roll/\(name)")
+        }
+        let roll = box.url.appendingPathComponent("Roll")
+        try Data("not a photo\n".utf8).write(to: roll.appendingPathComponent("notes.txt"))
+        try Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 16]).write(to: roll.appendingPathComponent("broken.jpg"))
+
+        // No library yet: nothing is made, and the counts are the first import's.
+        let dryFirst = try box.run("import", roll.path, "--title", "Roll", "-n", "--json")
+        #expect(dryFirst.status == 2 && !FileManager.default.fileExists(atPath: box.library.path), "\(dryFirst.stderr)")
+        let first = try box.run("import", roll.path, "--title", "Roll", "--json")
+        #expect(try dryFirst.json(Report.self) == first.json(Report.self))
+
+        // A library with the memory: more photos, a repeat, a removal; the dry run matches the
+        // real run and leaves every file of the library as it was (the store, its log, locks).
+        _ = box.copy(fixturePhotos.appendingPathComponent("Paris/IMG_0004.jpg"), to: "Roll/IMG_0004.jpg")
+        _ = box.copy(fixturePhotos.appendingPathComponent("Paris/IMG_0004.jpg"), to: "Roll/again.jpg")
+        #expect(try box.run("remove", "Roll", "IMG_0002.jpg").status == 0)
+        // SQLite's readers of a WAL store leave its shared-memory index and an empty log beside
+        // it (as `list` does); nothing else is made, and nothing changes.
+        func tree() -> [String] {
+            Self.tree(box.library).filter { !$0.hasPrefix(" ") && !$0.hasPrefix("library.store-shm ") && !$0.hasPrefix("library.store-wal ") }
+        }
+        let before = tree()
+        let dry = try box.run("import", roll.path, "--title", "Roll", "-n", "--json")
+        #expect(tree() == before, "a dry run changed the library")
+        let log = try FileManager.default.attributesOfItem(atPath: box.library.appendingPathComponent("library.store-wal").path)
+        #expect(log[.size] as? Int == 0)
+        let real = try box.run("import", roll.path, "--title", "Roll", "--json")
+        let expected = Report(imported: 1, alreadyInMemory: 2, repeatedInFolders: 1, removedEarlier: 1, skipped: 1,
+                              rejected: try real.json(Report.self).rejected)
+        #expect(try dry.json(Report.self) == real.json(Report.self))
+        #expect(try real.json(Report.self) == expected)
+
+    }
+}
