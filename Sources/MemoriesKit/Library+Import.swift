@@ -144,7 +144,13 @@ extension Library {
         // Photos removed from the memory earlier: left out, unless asked for (then forgotten).
         var removedBefore = try memory.map { try RemovedPhotos.digests(of: $0.persistentModelID.primaryKey, in: context) } ?? []
         var removed = options.includeRemoved ? [] : removedBefore
-        if !options.rehash { files = try skipUnchanged(files, memory: memory, holding: preexisting, removed: removed, report: &report) }
+        let whole = options.rehash ? { _ in false } : try storedWhole(of: memory)
+        if !options.rehash { files = try skipUnchanged(files, holding: preexisting, removed: removed, stored: whole, report: &report) }
+        // A file read whose digest is a photo the memory holds whole, or one removed from it, is
+        // hashed and not decoded (its bytes were proven when first imported): a renamed or moved
+        // photo costs a hash. --rehash decodes everything, to remake damaged thumbnails too.
+        let heldWhole = preexisting, leftOut = removed
+        let undecoded: @Sendable (String) -> Bool = { leftOut.contains($0) || (heldWhole.contains($0) && whole($0)) }
         var known = preexisting
         var done = 0
         var start = 0
@@ -155,8 +161,12 @@ extension Library {
         let budget = DecodeBudget(bytes: options.decodeBytes)
         let pipeline = PreparePipeline(files: files, sizes: sizes.map(options.heldBytes),
                                        jobs: options.jobs, limit: 2 * options.batchBytes, stages: options.stages) { file in
-            let item = Self.prepare(file, options: options, budget: budget)
-            if case .image(let photo) = item { counter.add(bytes: Int64(photo.data.count)) } else { counter.add(bytes: 0) }
+            let item = Self.prepare(file, options: options, budget: budget, undecoded: undecoded)
+            switch item {
+            case .image(let photo): counter.add(bytes: Int64(photo.data.count))
+            case .known(let photo): counter.add(bytes: Int64(photo.data.count))
+            default: counter.add(bytes: 0)
+            }
             return item
         }
         // A failure (a full disk) must not leave files being decoded on other threads while the
@@ -189,6 +199,20 @@ extension Library {
                     if let source { records.append((source.key, source.identity, nil, reason)) }
                 case .rejected(let path, let reason):
                     report.rejected.append(.init(path: path, reason: reason))
+                case .known(let photo):
+                    if let identity = photo.identity { records.append((photo.key, identity, photo.sha256, nil)) }
+                    if removed.contains(photo.sha256) && !known.contains(photo.sha256) {
+                        report.removedEarlier += 1
+                        continue
+                    }
+                    known.insert(photo.sha256)
+                    report.duplicates += 1
+                    report.alreadyInMemory += 1
+                    // Its stored copy proven whole from these bytes, as any duplicate's (its
+                    // thumbnail was found there before it was read).
+                    if stored.contains(photo.sha256), !options.dryRun, try blobs.ensure(photo.digest, from: photo.data) != .intact {
+                        report.repaired.append(photo.path)
+                    }
                 case .image(let photo):
                     if let identity = photo.identity { records.append((photo.key, identity, photo.sha256, nil)) }
                     if memory == nil, let title = newTitle {
@@ -414,22 +438,11 @@ extension Library {
     /// them, and are photos `memory` holds (`holding`) whose stored copies are there, photos
     /// removed from it (`removed`), or files that are not photos. Those are counted in `report` as if read. Not used when the photo store is
     /// empty (its photos deleted): every file is read, and puts back what it can.
-    func skipUnchanged(_ files: [FileWalker.Entry], memory: Memory?, holding: Set<String>, removed: Set<String>,
+    func skipUnchanged(_ files: [FileWalker.Entry], holding: Set<String>, removed: Set<String>, stored: (String) -> Bool,
                        report: inout ImportReport) throws -> [FileWalker.Entry] {
         guard emptiedStoreNote == nil else { return files }
         let recorded = try SourceIndex.lookup(files.map(\.key), in: context)
         guard !recorded.isEmpty else { return files }
-        // In a folder of photos a missing original or thumbnail costs a stat to find, and the
-        // file is read to put it back; a bucket's would cost a request each, and is left to
-        // `verify`, `repair` and `import --rehash`.
-        let local = blobs as? BlobStore
-        let thumbnails = try local.flatMap { _ in try memory.map(thumbnailDigests(of:)) } ?? [:]
-        func stored(_ sha256: String) -> Bool {
-            guard let local else { return true }
-            guard let original = BlobDigest(hex: sha256), local.contains(original) else { return false }
-            guard let thumbnail = thumbnails[sha256] else { return true }
-            return thumbnail.map(local.contains) ?? false
-        }
         return files.filter { file in
             guard let entry = recorded[file.key], entry.matches(file.identity) else { return true }
             if let sha256 = entry.sha256 {
@@ -452,6 +465,19 @@ extension Library {
         }
     }
 
+    /// Whether a photo of `memory` (by SHA-256) has its original and thumbnail in the store. In a
+    /// folder of photos a missing one costs a stat to find, and the file is read to put it back; a
+    /// bucket's would cost a request each, and is left to `verify`, `repair` and `import --rehash`.
+    func storedWhole(of memory: Memory?) throws -> @Sendable (String) -> Bool {
+        guard let local = blobs as? BlobStore else { return { _ in true } }
+        let thumbnails = try memory.map(thumbnailDigests(of:)) ?? [:]
+        return { sha256 in
+            guard let original = BlobDigest(hex: sha256), local.contains(original) else { return false }
+            guard let thumbnail = thumbnails[sha256] else { return true }
+            return thumbnail.map(local.contains) ?? false
+        }
+    }
+
     /// The thumbnail digest of each photo of `memory`, by the photo's SHA-256 (nil: unreadable).
     func thumbnailDigests(of memory: Memory) throws -> [String: BlobDigest?] {
         var digests: [String: BlobDigest?] = [:]
@@ -469,6 +495,8 @@ extension Library {
 
     enum PreparedFile {
         case image(Photo)
+        /// A photo the memory holds whole, or one removed from it: hashed, not decoded.
+        case known(Known)
         /// The path, why, and what to record of the file (nil: it changed while it was read).
         case skipped(String, String, source: (key: Data, identity: FileIdentity)?)
         case rejected(String, String)
@@ -491,6 +519,16 @@ extension Library {
         var identity: FileIdentity?
     }
 
+    /// A file whose digest the memory knows (see `PreparedFile.known`).
+    struct Known {
+        var path: String
+        var data: Data
+        var digest: BlobDigest
+        var sha256: String { digest.hex }
+        var key: Data
+        var identity: FileIdentity?
+    }
+
     /// Where the batch that begins at `start` ends: at most `batchSize` files and `batchBytes` bytes
     /// (a file over `maxFileSize` counts as none: it is refused unread), and at least one file.
     static func batchEnd(_ sizes: [Int64], from start: Int, options: ImportOptions) -> Int {
@@ -506,7 +544,8 @@ extension Library {
 
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png", "heic", "heif", "hif", "avif", "webp"]
 
-    static func prepare(_ file: FileWalker.Entry, options: ImportOptions, budget: DecodeBudget? = nil) -> PreparedFile {
+    static func prepare(_ file: FileWalker.Entry, options: ImportOptions, budget: DecodeBudget? = nil,
+                        undecoded: (String) -> Bool = { _ in false }) -> PreparedFile {
         let claimsImage = imageExtensions.contains((file.name as NSString).pathExtension.lowercased())
         let data: Data
         let modified: Date
@@ -524,11 +563,12 @@ extension Library {
             modified = mtime
             identity = seen
         }
+        let digest = timed(options.stages, .hash) { SHA256.digest(data) }
+        if undecoded(digest.hex) { return .known(Known(path: file.display, data: data, digest: digest, key: file.key, identity: identity)) }
         do {
             let thumbnail = try timed(options.stages, .thumbnail) {
                 try Imaging.thumbnail(of: data, maxSide: options.thumbnailSide, quality: 80, limits: options.limits, budget: budget)
             }
-            let digest = timed(options.stages, .hash) { SHA256.digest(data) }
             return .image(Photo(filename: file.name, path: file.display, data: data, thumbnail: thumbnail.jpeg, info: thumbnail.info,
                                 digest: digest, modified: modified, key: file.key, identity: identity))
         } catch let error as ImageError {

@@ -252,4 +252,42 @@ struct ResyncTests {
         let lost = try box.run("verify")
         #expect(lost.status == 1 && lost.stdout.contains("the store has no photos but its folder holds"), "\(lost.stdout) \(lost.stderr)")
     }
+
+    /// A file read again whose bytes are a photo the memory holds whole (renamed, moved, its ctime
+    /// changed by a hard link) or one removed from it is hashed, not decoded; a new photo is
+    /// decoded. --rehash decodes everything. Counted from the import's stages.
+    @Test func aKnownPhotoReadAgainIsHashedNotDecoded() throws {
+        let box = Sandbox()
+        let roll = try ResyncTests.roll(box)
+        #expect(try box.run("import", roll.path, "--title", "Roll").status == 0)
+        #expect(try box.run("remove", "Roll", "IMG_0006.jpg").status == 0)
+        try FileManager.default.moveItem(at: roll.appendingPathComponent("IMG_0001.jpg"), to: roll.appendingPathComponent("renamed.jpg"))
+        try FileManager.default.createDirectory(at: roll.appendingPathComponent("moved"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: roll.appendingPathComponent("IMG_0002.jpg"), to: roll.appendingPathComponent("moved/IMG_0002.jpg"))
+        try FileManager.default.linkItem(at: roll.appendingPathComponent("IMG_0003.jpg"), to: box.url.appendingPathComponent("backup-link.jpg"))
+        try FileManager.default.moveItem(at: roll.appendingPathComponent("IMG_0006.jpg"), to: roll.appendingPathComponent("removed-then-renamed.jpg"))
+        _ = box.copy(fixturePhotos.appendingPathComponent("Paris/IMG_0005.jpg"), to: "Roll/new.jpg")
+        func stages(_ extra: [String]) throws -> (report: CurationTests.Report, decoded: Int, hashed: Int) {
+            let run = box.start(["--library", box.library.path, "import", roll.path, "--title", "Roll", "--json"] + extra,
+                                environment: ["MEMORIES_IMPORT_STAGES": "1"])
+            let out = run.out.fileHandleForReading.readDataToEndOfFile()
+            let err = String(decoding: run.err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            run.process.waitUntilExit()
+            #expect(run.process.terminationStatus == 0, "\(err)")
+            func count(_ stage: String) -> Int {
+                guard let range = err.range(of: stage + " ") else { return -1 }
+                let rest = err[range.upperBound...]
+                guard let open = rest.firstIndex(of: "("), let close = rest.firstIndex(of: ")") else { return -1 }
+                return Int(rest[rest.index(after: open)..<close]) ?? -1
+            }
+            return (try JSONDecoder().decode(CurationTests.Report.self, from: out), count("validate+thumbnail"), count("hash"))
+        }
+        // Read: renamed, moved, linked (ctime), removed-then-renamed, new; decoded: the new one only.
+        let sync = try stages([])
+        #expect(sync.hashed == 5 && sync.decoded == 1, "\(sync)")
+        #expect(sync.report.imported == 1 && sync.report.removedEarlier == 1 && sync.report.unchanged == 1, "\(sync.report)")
+        let rehash = try stages(["--rehash"])
+        #expect(rehash.hashed == 5 && rehash.decoded == 4, "every photo file, but the removed one is left out before its decode: \(rehash)")
+    }
 }
+
