@@ -37,6 +37,8 @@ struct FileWalker {
     }
 
     var maxDepth = 64
+    /// Whether folders inside the roots are walked (`import --by-folder` imports each on its own).
+    var subfolders = true
 
     func walk(_ roots: [String], visit: (Entry) -> Void, problem: (Problem) -> Void) {
         for root in roots {
@@ -111,6 +113,7 @@ struct FileWalker {
             }
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
+                guard subfolders else { continue }
                 walkDirectory(childPath, key: childKey, display: childDisplay, depth: depth + 1, visit: visit, problem: problem)
             case S_IFREG:
                 visit(Entry(path: childPath, display: childDisplay, name: child.name, identity: FileIdentity(info), key: childKey))

@@ -18,6 +18,11 @@ public struct ImportOptions {
     /// Reads every file, even those the library's record of imported files says are unchanged
     /// since it last read them (and proves their stored copies whole, repairing them).
     public var rehash = false
+    /// The title a folder's name gives (`import --by-folder`: its name, or its path below the
+    /// tree where names repeat): used as a default title is, the folder linked to its memory.
+    public var folderTitle: String?
+    /// Whether folders inside the ones given are imported too (`--by-folder` imports each alone).
+    public var subfolders = true
     /// Adds photos removed from the memory earlier (and forgets that they were); otherwise an
     /// import leaves them out and counts them (`ImportReport.removedEarlier`).
     public var includeRemoved = false
@@ -79,6 +84,9 @@ public struct ImportReport: Codable, Equatable {
     /// Files not read at all: unchanged since the library last read them, and photos the memory
     /// holds or files that are not photos (counted there too).
     public var unchanged = 0
+    /// The title the photos would have gone under, when it is another folder's memory's (they
+    /// went into `memory`, titled apart); nil otherwise.
+    public var titledApartFrom: String?
     /// Files whose photo was removed from the memory earlier, and was not added back.
     public var removedEarlier = 0
     /// Photos the memory held before this import.
@@ -114,7 +122,9 @@ extension Library {
                              progress: (@Sendable (_ done: Int, _ total: Int, _ bytes: Int64) -> Void)? = nil) throws -> ImportReport {
         var report = ImportReport()
         var files: [FileWalker.Entry] = []
-        FileWalker().walk(paths, visit: { files.append($0) }, problem: { problem in
+        var walker = FileWalker()
+        walker.subfolders = options.subfolders
+        walker.walk(paths, visit: { files.append($0) }, problem: { problem in
             switch problem {
             case .unreadable(let path, let reason): report.rejected.append(.init(path: path, reason: reason))
             case .notFollowed(let path, let reason):
@@ -127,14 +137,14 @@ extension Library {
         // empty memory behind.
         var memory: Memory?
         var newTitle: String?
-        if options.dryRun {
-            // The memory the real run would add to, if there is one: its photos are not new.
-            if case .existing(let found) = try targetMemory(for: paths, options: options) { memory = found }
-        } else {
-            switch try targetMemory(for: paths, options: options) {
-            case .existing(let found): memory = found
-            case .new(let title): newTitle = title
-            }
+        var apart = false
+        // A memory titled by its folder's name is linked to that folder (`SourceFolders`).
+        let folder = options.title == nil && options.into == nil ? paths.first.flatMap { FileWalker.realPath(Array($0.utf8CString)) } : nil
+        switch try targetMemory(for: paths, options: options, folder: folder) {
+        case .existing(let found): memory = found
+        // The memory the real run would add to, if there is one: its photos are not new.
+        case .new(let title, let other) where !options.dryRun: (newTitle, apart) = (title, other)
+        case .new(let title, let other): report.titledApartFrom = other ? title : nil
         }
         if let memory { report.memory = .init(id: memory.id.uuidString.lowercased(), title: memory.title) }
         // Held from the moment a new memory's title is claimed to the commit of its first photos.
@@ -218,8 +228,10 @@ extension Library {
                     if memory == nil, let title = newTitle {
                         // The first photo to go in: the title is claimed now (another import may
                         // have made it meanwhile: then that memory is the one, with its photos).
-                        let claim = try claimTitle(title, options: options)
+                        let claim = try claimTitle(title, options: options, apartFrom: apart ? folder : nil,
+                                                   year: Self.year(of: photo.info.exif.capture?.date ?? photo.modified))
                         (memory, titleLock, newTitle) = (claim.memory, claim.lock, nil)
+                        if claim.memory.title != title { report.titledApartFrom = title }
                         report.memory = .init(id: claim.memory.id.uuidString.lowercased(), title: claim.memory.title)
                         stored = try storedDigests(of: claim.memory)
                         known.formUnion(stored)
@@ -299,6 +311,7 @@ extension Library {
             }
             // Back in the memory, so no longer removed from it.
             try RemovedPhotos.forget(inserted.keys.filter(removedBefore.contains), memory: memory.persistentModelID.primaryKey, in: context)
+            if let folder { try SourceFolders.link(folder, to: memory.persistentModelID.primaryKey, in: context) }
         }
         if let memory, !options.dryRun, options.date == nil { try dateFromPhotos(memory) }
         return report
@@ -307,27 +320,95 @@ extension Library {
     /// Where an import goes: an existing memory, or a new one with this title (made with its first photo).
     enum Target {
         case existing(Memory)
-        case new(String)
+        /// A new memory with this title; `apart`: the title is that of another folder's memory,
+        /// and the new one gets one of its own (see `claimTitle`).
+        case new(String, apart: Bool)
     }
 
     /// `--into` names an existing memory; `--title` (default: the first folder's name) names the
     /// one with exactly that title, or a new one.
-    func targetMemory(for paths: [String], options: ImportOptions) throws -> Target {
+    ///
+    /// Titled by its folder's name (`folder`, the folder's real path), the memory is the one that
+    /// folder was imported into before, whatever it is titled now; else the memory of that title,
+    /// unless another folder was imported into it: then a new one (two folders named "Anna's
+    /// birthday" are two memories). A memory made before folders were recorded is continued.
+    func targetMemory(for paths: [String], options: ImportOptions, folder: Data?) throws -> Target {
         if let into = options.into { return .existing(try resolve(into)) }
-        let title = options.title ?? URL(fileURLWithPath: paths.first ?? "Import").standardizedFileURL.lastPathComponent
+        if let folder, let key = try SourceFolders.memory(of: folder, in: context), let linked = try memory(withKey: key) {
+            return .existing(linked)
+        }
+        let title = options.title ?? options.folderTitle ?? URL(fileURLWithPath: paths.first ?? "Import").standardizedFileURL.lastPathComponent
         let existing = try memories(titled: title)
-        if existing.count == 1 { return .existing(existing[0]) }
+        if existing.count == 1 {
+            if let folder, try SourceFolders.isLinked(existing[0].persistentModelID.primaryKey, except: folder, in: context) {
+                return .new(title, apart: true)
+            }
+            return .existing(existing[0])
+        }
         if existing.count > 1 { throw LibraryError.ambiguousMemory(title, candidates: existing.map(describe)) }
-        return .new(title)
+        return .new(title, apart: false)
+    }
+
+    /// The memory whose primary key is `key`, if it is still there.
+    func memory(withKey key: Int64) throws -> Memory? {
+        let row = try context.query("SELECT \(LibrarySQL.memoryID) FROM \(LibrarySQL.memory) WHERE \(LibrarySQL.key) = ?", [.integer(key)]).first
+        guard let id = row?.first?.stringValue.flatMap(UUID.init(uuidString:)) else { return nil }
+        return try fetchMemory(id: id)
+    }
+
+    /// The folders under each root (the root included) that hold files themselves, in the walk's
+    /// order, each with the title `import --by-folder` gives its memory: the folder's name, or,
+    /// where folders of one name are found more than once, its path below its root.
+    public static func eventFolders(under roots: [String]) -> [(path: String, title: String)] {
+        var found: [(path: String, root: String)] = []
+        var seen = Set<String>()
+        for given in roots {
+            let root = given.count > 1 && given.hasSuffix("/") ? String(given.dropLast()) : given
+            FileWalker().walk([root], visit: { file in
+                let folder = (file.display as NSString).deletingLastPathComponent
+                if seen.insert(folder).inserted { found.append((folder, root)) }
+            }, problem: { _ in })
+        }
+        found.sort { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
+        func name(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.lastPathComponent }
+        var counts: [String: Int] = [:]
+        for folder in found { counts[name(folder.path), default: 0] += 1 }
+        return found.map { folder in
+            let own = name(folder.path)
+            guard counts[own, default: 0] > 1, folder.path != folder.root else { return (folder.path, own) }
+            let below = String(folder.path.dropFirst(folder.root.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            return (folder.path, below)
+        }
+    }
+
+    /// The year of `date` in the user's time zone.
+    static func year(of date: Date) -> Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = Display.zone
+        return calendar.component(.year, from: date)
     }
 
     /// The memory a new title's first photo goes into, and the lock (`<library>/.library_SUPPORT/titles.lock`)
     /// to hold until that photo is committed: the memory with this title if another import made
     /// it meanwhile, else a new one, inserted but not saved. Two imports of one new title each
     /// take the lock in turn, so the second finds the first's memory instead of making another.
-    func claimTitle(_ title: String, options: ImportOptions) throws -> (memory: Memory, lock: FileLock) {
+    ///
+    /// With `apartFrom` (the folder whose name `title` is, when another folder's memory has that
+    /// title) the memory is titled `title (YEAR)`, the year of its first photo, then
+    /// `title (YEAR, 2)`, …: the first of those that is free or this folder's own.
+    func claimTitle(_ title: String, options: ImportOptions, apartFrom folder: Data? = nil, year: Int = 0) throws -> (memory: Memory, lock: FileLock) {
         let lock = try lockMemberships()
         do {
+            var title = title
+            if let folder {
+                let base = title
+                for n in 1... {
+                    title = n == 1 ? "\(base) (\(year))" : "\(base) (\(year), \(n))"
+                    let taken = try memories(titled: title)
+                    if taken.isEmpty { break }
+                    if taken.count == 1, try !SourceFolders.isLinked(taken[0].persistentModelID.primaryKey, except: folder, in: context) { break }
+                }
+            }
             let existing = try memories(titled: title)
             if existing.count == 1 { return (existing[0], lock) }
             if existing.count > 1 { throw LibraryError.ambiguousMemory(title, candidates: existing.map(describe)) }

@@ -134,6 +134,7 @@ public final class Library {
             try MemoryStats.install(on: context)
             try SourceIndex.install(on: context)
             try RemovedPhotos.install(on: context)
+            try SourceFolders.install(on: context)
         }
     }
 

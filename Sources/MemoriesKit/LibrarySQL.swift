@@ -113,6 +113,18 @@ enum LibrarySQL {
         """
     }
 
+    /// The folders memories were imported from (see `SourceFolders`), and the trigger that
+    /// forgets a deleted memory's.
+    static func createSourceFolders(_ table: String) -> String {
+        """
+        CREATE TABLE \(table) (path BLOB PRIMARY KEY NOT NULL, memory INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE INDEX \(table)_memory ON \(table) (memory);
+        CREATE TRIGGER \(table)_memory_delete AFTER DELETE ON \(memory) BEGIN
+            DELETE FROM \(table) WHERE memory = OLD.\(key);
+        END;
+        """
+    }
+
     static let tableExists = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
 
     // MARK: Listing

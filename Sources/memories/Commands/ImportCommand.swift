@@ -28,6 +28,7 @@ enum ImportCommand: Command {
         .dryRun,
         .flag("rehash", "read every file, even those unchanged since the library last read them"),
         .flag("include-removed", "add back photos removed from the memory earlier (`remove`)"),
+        .flag("by-folder", "one memory per folder that holds files, titled by its name (by its path below the folder given where names repeat)"),
         .value("jobs", "N", short: "j", "decoding threads (default: the number of cores)"),
         .value("max-file-size", "SIZE", "the largest photo read (default 512MB; bytes, or with K, M, G: 2G)"),
         .quiet,
@@ -37,6 +38,7 @@ enum ImportCommand: Command {
     static let examples = [
         #"memories import ~/Pictures/Rome --title "Rome 2024""#,
         "memories import DCIM/100APPLE -n                 # what would go in, and what would not",
+        "memories import ~/Pictures/Events --by-folder    # a memory per event folder",
         #"memories import more.jpg --into "Rome 2024" -j 2"#,
     ]
     static let exitStatus = "0 all imported, 2 some files rejected (the rest imported), 1 failure, 64 usage error."
@@ -56,6 +58,9 @@ enum ImportCommand: Command {
         }
         if arguments.value("title") != nil && arguments.value("into") != nil {
             throw UsageError(message: "--title and --into cannot be used together")
+        }
+        if arguments.has("by-folder") && (arguments.value("title") != nil || arguments.value("into") != nil) {
+            throw UsageError(message: "--by-folder titles each folder's memory by its name; not with --title or --into")
         }
         var options = ImportOptions()
         options.title = arguments.value("title")
@@ -91,6 +96,22 @@ enum ImportCommand: Command {
             lib = try Library(directory: scratch!.appendingPathComponent("library"))
         }
         if lib.created && scratch == nil && !quiet { Output.error("created a new library at \(Output.escaped(lib.directory.path))") }
+        if arguments.has("by-folder") {
+            // One memory per folder that holds files, each imported alone, as a folder given alone is.
+            let folders = Library.eventFolders(under: arguments.positionals)
+            var reports: [FolderReport] = []
+            for folder in folders {
+                var each = options
+                (each.folderTitle, each.subfolders) = (folder.title, false)
+                let report = try lib.importPhotos([folder.path], options: each) { progress.update($0, $1, bytes: $2) }
+                progress.finish()
+                reports.append(FolderReport(folder: folder.path, report: report))
+                if !arguments.has("json") { show(report, arguments: arguments, options: each, title: folder.title, prefix: "\(Output.escaped(folder.path)): ") }
+            }
+            if arguments.has("json") { try Output.json(reports, stamped: false) }
+            if folders.isEmpty && !quiet { Output.print("no folder under \(arguments.positionals.map { Output.escaped($0) }.joined(separator: ", ")) holds files") }
+            return reports.allSatisfy { $0.report.rejected.isEmpty } ? ExitCode.success : ExitCode.partialImport
+        }
         let report = try lib.importPhotos(arguments.positionals, options: options) { progress.update($0, $1, bytes: $2) }
         progress.finish()
         if let stages = options.stages {
@@ -101,36 +122,53 @@ enum ImportCommand: Command {
         if arguments.has("json") {
             try Output.json(report)
         } else {
-            for rejection in report.rejected { Output.error("rejected \(Output.escaped(rejection.path)): \(Output.escaped(rejection.reason))") }
-            for path in report.repaired { Output.error("repaired the stored copy of \(Output.escaped(path)): it was damaged or missing") }
-            for path in report.thumbnailsRemade { Output.error("made the thumbnail of \(Output.escaped(path)) again: it was damaged or missing") }
-            for note in report.unusableDates { Output.error("\(Output.escaped(note.path)): \(Output.escaped(note.reason))") }
-            guard !quiet else { return report.rejected.isEmpty ? ExitCode.success : ExitCode.partialImport }
-            let folderTitle = options.title ?? URL(fileURLWithPath: arguments.positionals[0]).standardizedFileURL.lastPathComponent
-            var counts: [String] = []
-            if report.memory != nil || options.dryRun { counts.append("\(report.alreadyInMemory) already in this memory") }
-            if report.repeatedInFolders > 0 { counts.append("\(report.repeatedInFolders) repeated in these folders") }
-            if report.unchanged > 0 { counts.append("\(report.unchanged) unchanged (not read)") }
-            if report.removedEarlier > 0 { counts.append("\(report.removedEarlier) removed earlier, not re-added (--include-removed adds them)") }
-            counts += ["\(report.skipped) skipped", "\(report.rejected.count) rejected"]
-            let verb = options.dryRun ? "would import" : "imported"
-            let photos = "\(report.imported) photo\(report.imported == 1 ? "" : "s")"
-            if let memory = report.memory {
-                Output.print("\(verb) \(photos) into '\(Output.escaped(memory.title))' (\(memory.id.prefix(8)))\(options.dryRun ? " (dry run)" : ""); "
-                             + counts.joined(separator: ", "))
-            } else if options.dryRun {
-                Output.print("\(verb) \(photos) into '\(Output.escaped(folderTitle))' (dry run); " + counts.joined(separator: ", "))
-            } else {
-                Output.print("imported no photos; " + counts.joined(separator: ", "))
-            }
-            if arguments.has("verbose") {
-                for file in report.skippedFiles { Output.print("skipped \(Output.escaped(file.path)): \(Output.escaped(file.reason))") }
-            } else if !report.skippedFiles.isEmpty {
-                Output.print(skippedSummary(report.skippedFiles))
-            }
-            if report.memory == nil && !options.dryRun { Output.print("nothing was imported, so no memory was made") }
+            show(report, arguments: arguments, options: options,
+                 title: options.title ?? URL(fileURLWithPath: arguments.positionals[0]).standardizedFileURL.lastPathComponent, prefix: "")
         }
         return report.rejected.isEmpty ? ExitCode.success : ExitCode.partialImport
+    }
+
+    /// One folder's report in `--by-folder --json`.
+    struct FolderReport: Encodable {
+        var folder: String
+        var report: ImportReport
+    }
+
+    /// Prints a report: problems on stderr, then (unless --quiet) the counts on stdout, each line
+    /// of the counts after `prefix`. `title` is the memory's title when no memory was made.
+    static func show(_ report: ImportReport, arguments: Arguments, options: ImportOptions, title folderTitle: String, prefix: String) {
+        for rejection in report.rejected { Output.error("rejected \(Output.escaped(rejection.path)): \(Output.escaped(rejection.reason))") }
+        for path in report.repaired { Output.error("repaired the stored copy of \(Output.escaped(path)): it was damaged or missing") }
+        for path in report.thumbnailsRemade { Output.error("made the thumbnail of \(Output.escaped(path)) again: it was damaged or missing") }
+        for note in report.unusableDates { Output.error("\(Output.escaped(note.path)): \(Output.escaped(note.reason))") }
+        guard !arguments.has("quiet") else { return }
+        var counts: [String] = []
+        if report.memory != nil || options.dryRun { counts.append("\(report.alreadyInMemory) already in this memory") }
+        if report.repeatedInFolders > 0 { counts.append("\(report.repeatedInFolders) repeated in these folders") }
+        if report.unchanged > 0 { counts.append("\(report.unchanged) unchanged (not read)") }
+        if report.removedEarlier > 0 { counts.append("\(report.removedEarlier) removed earlier, not re-added (--include-removed adds them)") }
+        counts += ["\(report.skipped) skipped", "\(report.rejected.count) rejected"]
+        let verb = options.dryRun ? "would import" : "imported"
+        let photos = "\(report.imported) photo\(report.imported == 1 ? "" : "s")"
+        if let memory = report.memory {
+            Output.print(prefix + "\(verb) \(photos) into '\(Output.escaped(memory.title))' (\(memory.id.prefix(8)))\(options.dryRun ? " (dry run)" : ""); "
+                         + counts.joined(separator: ", "))
+        } else if options.dryRun {
+            Output.print(prefix + "\(verb) \(photos) into '\(Output.escaped(folderTitle))' (dry run); " + counts.joined(separator: ", "))
+        } else {
+            Output.print(prefix + "imported no photos; " + counts.joined(separator: ", "))
+        }
+        if let other = report.titledApartFrom {
+            let made = report.memory.map { "went into '\(Output.escaped($0.title))'" } ?? "would go into a new memory"
+            Output.print(prefix + "'\(Output.escaped(other))' is the memory of another folder of that name, so these photos \(made); "
+                         + "--into '\(Output.escaped(other))' adds them to it instead")
+        }
+        if arguments.has("verbose") {
+            for file in report.skippedFiles { Output.print(prefix + "skipped \(Output.escaped(file.path)): \(Output.escaped(file.reason))") }
+        } else if !report.skippedFiles.isEmpty {
+            Output.print(prefix + skippedSummary(report.skippedFiles))
+        }
+        if report.memory == nil && !options.dryRun { Output.print(prefix + "nothing was imported, so no memory was made") }
     }
 }
 

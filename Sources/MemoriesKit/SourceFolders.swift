@@ -1,0 +1,39 @@
+import Foundation
+import OpenSwiftData
+
+/// Which memory each folder was imported into when the memory's title came from the folder's name
+/// (`source_folder`, beside the model's tables): importing that folder again continues its memory,
+/// and another folder of the same name makes a memory of its own instead of joining it (two
+/// folders named "Anna's birthday", 2020 and 2023, became one memory of both). A memory's rows go
+/// with it (a trigger on its table).
+enum SourceFolders {
+    static let table = "source_folder"
+
+    static func install(on context: ModelContext) throws {
+        guard try !exists(in: context) else { return }
+        try context.immediateTransaction {
+            if try !exists(in: context) { try context.execute(LibrarySQL.createSourceFolders(table)) }
+        }
+    }
+
+    static func exists(in context: ModelContext) throws -> Bool {
+        try context.query(LibrarySQL.tableExists, [.text(table)]).first?.first == .integer(1)
+    }
+
+    /// The key of the memory `folder` (its real path, as bytes) was imported into, if any.
+    static func memory(of folder: Data, in context: ModelContext) throws -> Int64? {
+        guard try exists(in: context) else { return nil }
+        return try context.query("SELECT memory FROM \(table) WHERE path = ?", [.blob(folder)]).first?.first?.int64Value
+    }
+
+    /// Whether any folder is linked to the memory whose key is `memory`, other than `except`.
+    static func isLinked(_ memory: Int64, except folder: Data, in context: ModelContext) throws -> Bool {
+        guard try exists(in: context) else { return false }
+        return try !context.query("SELECT 1 FROM \(table) WHERE memory = ? AND path != ? LIMIT 1", [.integer(memory), .blob(folder)]).isEmpty
+    }
+
+    /// Links `folder` to the memory whose key is `memory`.
+    static func link(_ folder: Data, to memory: Int64, in context: ModelContext) throws {
+        try context.execute("INSERT OR REPLACE INTO \(table) (path, memory) VALUES (?, ?)", [.blob(folder), .integer(memory)])
+    }
+}
