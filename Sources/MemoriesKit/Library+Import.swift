@@ -154,7 +154,10 @@ extension Library {
         // Photos removed from the memory earlier: left out, unless asked for (then forgotten).
         var removedBefore = try memory.map { try RemovedPhotos.digests(of: $0.persistentModelID.primaryKey, in: context) } ?? []
         var removed = options.includeRemoved ? [] : removedBefore
-        let whole = options.rehash ? { _ in false } : try storedWhole(of: memory)
+        // Nothing is taken as stored when asked to read everything, or when the store holds none of
+        // the library's photos (its objects deleted): every file is read and decoded, and puts back
+        // what it can.
+        let whole = options.rehash || emptiedStoreNote != nil ? { _ in false } : try storedWhole(of: memory)
         if !options.rehash { files = try skipUnchanged(files, holding: preexisting, removed: removed, stored: whole, report: &report) }
         // A file read whose digest is a photo the memory holds whole, or one removed from it, is
         // hashed and not decoded (its bytes were proven when first imported): a renamed or moved
