@@ -313,7 +313,8 @@ extension Library {
                 if let path = inserted[digest.hex] { report.repaired.append(path) }
             }
             // Back in the memory, so no longer removed from it.
-            try RemovedPhotos.forget(inserted.keys.filter(removedBefore.contains), memory: memory.persistentModelID.primaryKey, in: context)
+            let back = inserted.keys.filter(removedBefore.contains)
+            if !back.isEmpty { try context.immediateTransaction { try RemovedPhotos.forget(back, memory: memory.persistentModelID.primaryKey, in: context) } }
             if let folder { try SourceFolders.link(folder, to: memory.persistentModelID.primaryKey, in: context) }
         }
         if let memory, !options.dryRun, options.date == nil { try dateFromPhotos(memory) }

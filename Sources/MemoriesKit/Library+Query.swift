@@ -123,47 +123,19 @@ extension Library {
         try remove(memory, images: [query])[0]
     }
 
-    /// Removes photos from a memory, all or none: each query is a photo's id, a unique id prefix
-    /// (4 characters or more), its file name, or a pattern of file names (`*`, `?`, `[…]`, as the
-    /// shell's) that must match at least one. Their blobs go if nothing else uses them. The memory
-    /// remembers them (`RemovedPhotos`): no later import puts them back unless asked. Not all of
-    /// its photos: a memory holds at least one (`delete` removes a memory).
+    /// Removes photos from a memory, all or none (`photos(of:matching:)` says which). Their blobs
+    /// go if nothing else uses them. The memory remembers them (`RemovedPhotos`): no later import
+    /// puts them back unless asked. Not all of its photos: a memory holds at least one (`delete`
+    /// removes a memory).
     public func remove(_ memory: Memory, images queries: [String]) throws -> [MemoryImage] {
-        let photos = memory.memoryImages
-        var chosen: [MemoryImage] = []
-        for query in queries {
-            let matches: [MemoryImage]
-            if query.contains(where: { "*?[".contains($0) }) {
-                matches = photos.filter { fnmatch(query, $0.filename, 0) == 0 }
-            } else {
-                let lower = query.lowercased()
-                matches = photos.filter {
-                    $0.id.uuidString.lowercased() == lower || (lower.count >= 4 && $0.id.uuidString.lowercased().hasPrefix(lower)) || $0.filename == query
-                }
-                if matches.count > 1 {
-                    throw LibraryError.ambiguousImage(query, memory: memory.title, candidates: matches.map { "\($0.id.uuidString.lowercased())  \($0.filename)" })
-                }
-            }
-            if matches.isEmpty { throw LibraryError.imageNotFound(memory: memory.title, image: query) }
-            for photo in matches where !chosen.contains(where: { $0 === photo }) { chosen.append(photo) }
-        }
-        // Counted from the database under the lock, not from what this process read before: two
-        // removes of one of two photos each saw two, and left the memory empty.
+        let chosen = try photos(of: memory, matching: queries)
         let lock = try lockMemberships()
         defer { lock.unlock() }
-        let memoryKey = memory.persistentModelID.primaryKey
-        for photo in chosen where try context.query(LibrarySQL.photoExists, [.integer(photo.persistentModelID.primaryKey)]).isEmpty {
-            throw LibraryError.imageNotFound(memory: memory.title, image: photo.filename)
-        }
-        let count = try context.query(LibrarySQL.photoCount, [.integer(memoryKey)]).first?.first?.int64Value ?? 0
-        guard count > chosen.count else {
-            if chosen.count == 1 { throw LibraryError.lastPhoto(memory: memory.title, photo: chosen[0].filename) }
-            throw LibraryError.wouldEmpty(memory: memory.title, photos: chosen.count)
-        }
+        try checkLeavesOne(memory, taking: chosen, instead: "`memories delete '\(memory.title)'` removes the memory with them")
         // Remembered first: a save that fails leaves the photos in the memory, where an import
         // counts them as there, not as removed.
         try context.immediateTransaction {
-            try RemovedPhotos.record(chosen.map { ($0.sha256, $0.filename) }, memory: memoryKey, in: context)
+            try RemovedPhotos.record(chosen.map { ($0.sha256, $0.filename) }, memory: memory.persistentModelID.primaryKey, in: context)
         }
         for photo in chosen { context.delete(photo) }
         try context.save()

@@ -29,9 +29,15 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     /// Another command held `titles.lock` (an import making a new memory, or a remove) for the whole wait: its path, seconds.
     case titleLockHeld(String, seconds: Int)
     /// `remove` of a memory's last photo: a memory holds at least one.
-    case lastPhoto(memory: String, photo: String)
-    /// A removal that names every photo of the memory: its title and how many.
-    case wouldEmpty(memory: String, photos: Int)
+    /// A removal or move that would take a memory's last photo: the memory, the photo, and what
+    /// to do instead.
+    case lastPhoto(memory: String, photo: String, instead: String)
+    /// A removal or move that names every photo of the memory: its title, how many, what instead.
+    case wouldEmpty(memory: String, photos: Int, instead: String)
+    /// A move or merge from a memory into itself.
+    case sameMemory(String)
+    /// A new memory's title that another memory has.
+    case titleTaken(String)
     /// `.library_SUPPORT` is a symbolic link to nothing: its path and where the link points.
     case danglingPhotoFolder(String, target: String)
     /// `.library_SUPPORT` is not a folder (a file, a pipe): its path and what it is.
@@ -99,12 +105,14 @@ public enum LibraryError: Error, Equatable, LocalizedError {
         case .titleLockHeld(let path, let seconds):
             return "another command held \(path) for \(seconds) seconds while changing a memory's photos (an import making a new memory, or a remove): "
                 + "it may be stopped (Ctrl-Z, kill -STOP). Resume or end it (`fuser \(path)` names it), then run this command again; nothing was changed"
-        case .wouldEmpty(let memory, let photos):
-            return "these \(photos) photos are all of '\(memory)', and a memory holds at least one: nothing was removed. "
-                + "`memories delete '\(memory)'` removes the memory with them"
-        case .lastPhoto(let memory, let photo):
-            return "\(photo) is the last photo of '\(memory)', and a memory holds at least one: nothing was removed. "
-                + "`memories delete '\(memory)'` removes the memory with it"
+        case .wouldEmpty(let memory, let photos, let instead):
+            return "these \(photos) photos are all of '\(memory)', and a memory holds at least one: nothing was changed. \(instead)"
+        case .lastPhoto(let memory, let photo, let instead):
+            return "\(photo) is the last photo of '\(memory)', and a memory holds at least one: nothing was changed. \(instead)"
+        case .sameMemory(let title):
+            return "'\(title)' is the memory the photos are in already: nothing was changed"
+        case .titleTaken(let title):
+            return "a memory titled '\(title)' exists: choose another title, or `memories move … --to '\(title)'`"
         case .danglingPhotoFolder(let path, let target):
             return "the library's photo folder \(path) is a symbolic link to \(target), which does not exist or cannot be followed "
                 + "(a disk not mounted, a folder moved?): make it reachable again; nothing was changed"

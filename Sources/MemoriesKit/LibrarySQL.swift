@@ -113,6 +113,16 @@ enum LibrarySQL {
         """
     }
 
+    /// Copies the removals of memory `?2` to memory `?1`, but for photos memory `?3` (the same as
+    /// `?1`) holds.
+    static func carryRemovals(_ table: String) -> String {
+        """
+        INSERT OR IGNORE INTO \(table) (memory, sha256, filename, removed)
+            SELECT ?1, r.sha256, r.filename, r.removed FROM \(table) r
+            WHERE r.memory = ?2 AND r.sha256 NOT IN (SELECT \(sha256) FROM \(image) WHERE \(imageMemory) = ?3)
+        """
+    }
+
     /// The folders memories were imported from (see `SourceFolders`), and the trigger that
     /// forgets a deleted memory's.
     static func createSourceFolders(_ table: String) -> String {

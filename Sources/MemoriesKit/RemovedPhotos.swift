@@ -35,13 +35,19 @@ enum RemovedPhotos {
         }
     }
 
-    /// Forgets that these photos were removed from `memory` (they are in it again).
+    /// Forgets that these photos were removed from `memory` (they are in it again; run in the
+    /// caller's transaction).
     static func forget(_ digests: some Collection<String>, memory: Int64, in context: ModelContext) throws {
         guard !digests.isEmpty, try exists(in: context) else { return }
-        try context.immediateTransaction {
-            for sha256 in digests {
-                try context.execute("DELETE FROM \(table) WHERE memory = ? AND sha256 = ?", [.integer(memory), .text(sha256)])
-            }
+        for sha256 in digests {
+            try context.execute("DELETE FROM \(table) WHERE memory = ? AND sha256 = ?", [.integer(memory), .text(sha256)])
         }
+    }
+
+    /// Gives the removals of memory `source` to `target`, but for photos `target` holds (a merge;
+    /// run in the caller's transaction).
+    static func carry(from source: Int64, to target: Int64, in context: ModelContext) throws {
+        guard try exists(in: context) else { return }
+        try context.execute(LibrarySQL.carryRemovals(table), [.integer(target), .integer(source), .integer(target)])
     }
 }

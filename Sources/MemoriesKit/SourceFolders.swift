@@ -32,6 +32,12 @@ enum SourceFolders {
         return try !context.query("SELECT 1 FROM \(table) WHERE memory = ? AND path != ? LIMIT 1", [.integer(memory), .blob(folder)]).isEmpty
     }
 
+    /// Links the folders of memory `source` to `target` (a merge; run in the caller's transaction).
+    static func carry(from source: Int64, to target: Int64, in context: ModelContext) throws {
+        guard try exists(in: context) else { return }
+        try context.execute("UPDATE \(table) SET memory = ? WHERE memory = ?", [.integer(target), .integer(source)])
+    }
+
     /// Links `folder` to the memory whose key is `memory`.
     static func link(_ folder: Data, to memory: Int64, in context: ModelContext) throws {
         try context.execute("INSERT OR REPLACE INTO \(table) (path, memory) VALUES (?, ?)", [.blob(folder), .integer(memory)])

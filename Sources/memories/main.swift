@@ -6,6 +6,7 @@ import OpenSwiftData
 
 let commands: [any Command.Type] = [
     InitCommand.self, ImportCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
+    MoveCommand.self, MergeCommand.self, SplitCommand.self,
     ExportCommand.self, DeleteCommand.self, GCCommand.self, VerifyCommand.self, RepairCommand.self, BlobsCommand.self,
     CompletionCommand.self,
 ]

@@ -231,7 +231,7 @@ import Testing
         // Every option line has its help in one column, and no line is wider than the page.
         let options = lines.drop { $0 != "Options:" }.dropFirst().prefix { !$0.isEmpty }
         #expect(options.count >= 9)
-        for command in ["import", "list", "show", "edit", "remove", "export", "delete", "completion", "gc", "verify", "repair"] {
+        for command in ["import", "list", "show", "edit", "remove", "move", "merge", "split", "export", "delete", "completion", "gc", "verify", "repair"] {
             for line in try box.run(command, "--help").stdout.split(separator: "\n") { #expect(line.count <= 100, "\(command): \(line)") }
         }
         #expect(options.contains { $0.hasPrefix("  -v, --verbose ") })

@@ -75,4 +75,52 @@ import Testing
         let fresh = try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome", "--json").json(Report.self)
         #expect(fresh.imported == 4 && fresh.removedEarlier == 0)
     }
+
+    /// Rows, blobs and curation after `move`, `merge` and `split`: no stored file is copied
+    /// (the store's files are the same before and after), a photo the other memory has is not
+    /// repeated, the moved photos stay out of a sync of the first memory's folder, and verify is
+    /// healthy.
+    @Test func moveMergeAndSplitChangeRowsNotFiles() throws {
+        let box = Sandbox()
+        let rome = fixturePhotos.appendingPathComponent("Rome"), paris = fixturePhotos.appendingPathComponent("Paris")
+        #expect(try box.run("import", rome.path).status == 0)   // IMG_0001, 0002, 0006, day 2/IMG_0003
+        #expect(try box.run("import", paris.path).status == 0)  // IMG_0004, 0005, copy of IMG_0001
+        func names(_ title: String) throws -> [String] {
+            try box.run("show", title, "--json").json(ShowJSON.self).images.map(\.filename).sorted()
+        }
+        let files = Set(box.blobFiles())
+
+        let moved = try box.run("move", "Rome", "IMG_0001.jpg", "IMG_000[26].jpg", "--to", "Paris", "--json").json(MoveJSON.self)
+        #expect(moved == MoveJSON(moved: 2, alreadyThere: 1), "IMG_0001 is Paris's copy already")
+        #expect(try names("Rome") == ["IMG_0003.jpg"])
+        #expect(try names("Paris") == ["IMG_0002.jpg", "IMG_0004.jpg", "IMG_0005.jpg", "IMG_0006.jpg", "copy of IMG_0001.jpg"])
+        #expect(Set(box.blobFiles()) == files, "no stored file copied or lost")
+        let sync = try box.run("import", rome.path, "--json").json(Report.self)
+        #expect(sync.imported == 0 && sync.removedEarlier == 3, "moved photos stay out of a sync of Rome: \(sync)")
+        #expect(try box.run("move", "Rome", "IMG_0003.jpg", "--to", "Paris").stderr.contains("`memories merge 'Rome' --into 'Paris'` moves them all"))
+        #expect(try box.run("move", "Rome", "IMG_0003.jpg").status == 64)
+        #expect(try box.run("move", "Paris", "IMG_0004.jpg", "--to", "Paris").status == 1)
+
+        let split = try box.run("split", "Paris", "IMG_0004.jpg", "IMG_0005.jpg", "--title", "Louvre")
+        #expect(split.status == 0 && split.stdout.hasPrefix("moved 2 photos from 'Paris' to 'Louvre' (a new memory, "), "\(split.stdout) \(split.stderr)")
+        #expect(try names("Louvre") == ["IMG_0004.jpg", "IMG_0005.jpg"])
+        #expect(try box.run("split", "Paris", "IMG_0002.jpg", "--title", "Louvre").stderr.contains("a memory titled 'Louvre' exists"))
+
+        // Merge: Rome (IMG_0003, and three removals) into Louvre; Rome's folder syncs into Louvre.
+        let merged = try box.run("merge", "Rome", "--into", "Louvre")
+        #expect(merged.status == 0 && merged.stdout == "moved 1 photo from 'Rome' to 'Louvre'; deleted 'Rome'\n", "\(merged.stdout) \(merged.stderr)")
+        #expect(try box.run("show", "Rome").status == 1)
+        let resync = try box.run("import", rome.path, "--json").json(ImportJSON.self)
+        #expect(resync.memory?.title == "Louvre" && resync.imported == 0, "\(resync)")
+        #expect(try names("Louvre") == ["IMG_0003.jpg", "IMG_0004.jpg", "IMG_0005.jpg"])
+        #expect(Set(box.blobFiles()) == files)
+        let verify = try box.run("verify", "--json").json(VerifyJSON.self)
+        #expect(verify.ok && verify.missing.isEmpty && verify.orphans == 0)
+    }
+
+    struct MoveJSON: Decodable, Equatable {
+        var moved: Int
+        var alreadyThere: Int
+    }
 }
+

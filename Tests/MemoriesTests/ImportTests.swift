@@ -267,7 +267,7 @@ import Testing
         let mine = try first.resolve("Two"), theirs = try second.resolve("Two")
         #expect(mine.memoryImages.count == 2 && theirs.memoryImages.count == 2, "both read two photos")
         _ = try first.remove(mine, image: "a.jpg")
-        #expect(throws: LibraryError.lastPhoto(memory: "Two", photo: "b.jpg")) { _ = try second.remove(theirs, image: "b.jpg") }
+        #expect(throws: LibraryError.lastPhoto(memory: "Two", photo: "b.jpg", instead: "`memories delete 'Two'` removes the memory with them")) { _ = try second.remove(theirs, image: "b.jpg") }
         #expect(throws: LibraryError.imageNotFound(memory: "Two", image: "a.jpg")) { _ = try second.remove(theirs, image: "a.jpg") }
         #expect(try box.run("show", "Two", "--json").json(ShowJSON.self).images.map(\.filename) == ["b.jpg"])
 
