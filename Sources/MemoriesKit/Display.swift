@@ -38,6 +38,13 @@ public enum Display {
     ///   have, an offset out of range and anything after the date (the CLI makes it a usage error).
     public static func parseDate(_ text: String) throws -> Date { try parseDate(text, in: zone) }
 
+    /// A date argument as `parseDate` reads it, with its offset from UTC in seconds: the one it
+    /// gives, else the user's zone's at that instant.
+    public static func parseDateWithOffset(_ text: String) throws -> (date: Date, offset: Int) {
+        let date = try parseDate(text, in: zone)
+        return (date, DateText(text)?.offset ?? zone.secondsFromGMT(for: date))
+    }
+
     static func parseDate(_ text: String, in zone: TimeZone) throws -> Date {
         guard let parts = DateText(text) else { throw LibraryError.invalidDate(text) }
         var calendar = Calendar(identifier: .gregorian)

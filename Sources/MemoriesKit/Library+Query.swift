@@ -117,6 +117,19 @@ extension Library {
         try context.save()
     }
 
+    /// Sets the capture time of one photo of `memory` (by id, id prefix or file name): the instant
+    /// and its offset from UTC, as `show` then prints it. The memory's date is left as it is.
+    public func setCaptureTime(of memory: Memory, photo query: String, to date: Date, offset: Int) throws -> MemoryImage {
+        let matches = try photos(of: memory, matching: [query])
+        guard matches.count == 1 else {
+            throw LibraryError.ambiguousImage(query, memory: memory.title, candidates: matches.map { "\($0.id.uuidString.lowercased())  \($0.filename)" })
+        }
+        matches[0].takenAt = date
+        matches[0].takenAtOffset = offset
+        try context.save()
+        return matches[0]
+    }
+
     /// Removes one image (by id, id prefix or file name) from a memory; see `remove(_:images:)`.
     @discardableResult
     public func remove(_ memory: Memory, image query: String) throws -> MemoryImage {

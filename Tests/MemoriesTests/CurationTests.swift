@@ -122,5 +122,28 @@ import Testing
         var moved: Int
         var alreadyThere: Int
     }
+
+    /// A photo's capture time is corrected with `edit --photo`, kept with its offset, and not undone
+    /// by a sync of its folder, read or not.
+    @Test func aPhotosCaptureTimeIsCorrectedAndStays() throws {
+        let box = Sandbox()
+        _ = box.copy(fixturePhotos.appendingPathComponent("Rome/IMG_0001.jpg"), to: "Roll/IMG_0001.jpg")
+        _ = box.copy(fixturePhotos.appendingPathComponent("Rome/IMG_0002.jpg"), to: "Roll/IMG_0002.jpg")
+        let roll = box.url.appendingPathComponent("Roll")
+        #expect(try box.run("import", roll.path, "--title", "Roll").status == 0)
+        let edit = try box.run("edit", "Roll", "--photo", "IMG_0002.jpg", "--date", "2023-12-24T18:30+01:00")
+        #expect(edit.status == 0 && edit.stdout == "updated the capture time of IMG_0002.jpg in 'Roll'\n", "\(edit.stderr)")
+        func takenAt() throws -> String? {
+            try box.run("show", "Roll", "--json").json(ShowJSON.self).images.first { $0.filename == "IMG_0002.jpg" }?.takenAt
+        }
+        #expect(try takenAt() == "2023-12-24T18:30:00+01:00")
+        #expect(try box.run("import", roll.path, "--title", "Roll").status == 0)
+        try FileManager.default.moveItem(at: roll.appendingPathComponent("IMG_0002.jpg"), to: roll.appendingPathComponent("renamed.jpg"))
+        #expect(try box.run("import", roll.path, "--title", "Roll").status == 0)
+        #expect(try takenAt() == "2023-12-24T18:30:00+01:00", "a sync keeps a corrected time")
+        #expect(try box.run("edit", "Roll", "--photo", "IMG_0002.jpg", "--title", "x").status == 64)
+        #expect(try box.run("edit", "Roll", "--photo", "IMG_0002.jpg", "--date", "2023-02-30").status == 64)
+        #expect(try box.run("edit", "Roll", "--photo", "nothing.jpg", "--date", "2023-02-03").status == 1)
+    }
 }
 
