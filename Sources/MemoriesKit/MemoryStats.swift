@@ -8,17 +8,7 @@ import OpenSwiftData
 enum MemoryStats {
     static let table = "memory_stats"
 
-    static func install(on context: ModelContext) throws {
-        guard try !exists(in: context) else { return }
-        // Two processes opening an old library at once fill it once.
-        try context.immediateTransaction {
-            if try !exists(in: context) {
-                try context.execute(LibrarySQL.createStats(table))
-            }
-        }
-    }
+    static func install(on context: ModelContext) throws { try context.installOnce(table, LibrarySQL.createStats(table)) }
 
-    static func exists(in context: ModelContext) throws -> Bool {
-        try context.query(LibrarySQL.tableExists, [.text(table)]).first?.first == .integer(1)
-    }
+    static func exists(in context: ModelContext) throws -> Bool { try context.tableExists(table) }
 }

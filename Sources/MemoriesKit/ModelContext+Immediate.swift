@@ -14,4 +14,19 @@ extension ModelContext {
             throw error
         }
     }
+
+    /// Whether the store has a table of this name (the journal's own tables are made by the first
+    /// writing open that finds them missing; a read-only open of an older library goes without).
+    func tableExists(_ name: String) throws -> Bool {
+        try query(LibrarySQL.tableExists, [.text(name)]).first?.first == .integer(1)
+    }
+
+    /// Runs `sql` (which makes `table`, and whatever keeps it) unless the table exists: once, when
+    /// two processes open an older library at once.
+    func installOnce(_ table: String, _ sql: String) throws {
+        guard try !tableExists(table) else { return }
+        try immediateTransaction {
+            if try !tableExists(table) { try execute(sql) }
+        }
+    }
 }

@@ -8,17 +8,9 @@ import OpenSwiftData
 enum RemovedPhotos {
     static let table = "removed_photo"
 
-    static func install(on context: ModelContext) throws {
-        guard try !exists(in: context) else { return }
-        // Two processes opening an older library at once make it once.
-        try context.immediateTransaction {
-            if try !exists(in: context) { try context.execute(LibrarySQL.createRemoved(table)) }
-        }
-    }
+    static func install(on context: ModelContext) throws { try context.installOnce(table, LibrarySQL.createRemoved(table)) }
 
-    static func exists(in context: ModelContext) throws -> Bool {
-        try context.query(LibrarySQL.tableExists, [.text(table)]).first?.first == .integer(1)
-    }
+    static func exists(in context: ModelContext) throws -> Bool { try context.tableExists(table) }
 
     /// The SHA-256 of every photo removed from the memory whose key is `memory`.
     static func digests(of memory: Int64, in context: ModelContext) throws -> Set<String> {

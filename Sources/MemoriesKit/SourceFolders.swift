@@ -9,16 +9,9 @@ import OpenSwiftData
 enum SourceFolders {
     static let table = "source_folder"
 
-    static func install(on context: ModelContext) throws {
-        guard try !exists(in: context) else { return }
-        try context.immediateTransaction {
-            if try !exists(in: context) { try context.execute(LibrarySQL.createSourceFolders(table)) }
-        }
-    }
+    static func install(on context: ModelContext) throws { try context.installOnce(table, LibrarySQL.createSourceFolders(table)) }
 
-    static func exists(in context: ModelContext) throws -> Bool {
-        try context.query(LibrarySQL.tableExists, [.text(table)]).first?.first == .integer(1)
-    }
+    static func exists(in context: ModelContext) throws -> Bool { try context.tableExists(table) }
 
     /// The key of the memory `folder` (its real path, as bytes) was imported into, if any.
     static func memory(of folder: Data, in context: ModelContext) throws -> Int64? {

@@ -67,7 +67,7 @@ enum SourceIndex {
     }
 
     static func exists(in context: ModelContext) throws -> Bool {
-        try context.query(LibrarySQL.tableExists, [.text(table)]).first?.first == .integer(1)
+        try context.tableExists(table)
     }
 
     /// Whether any import ever recorded a file here.
