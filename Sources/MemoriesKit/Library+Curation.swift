@@ -14,15 +14,18 @@ public struct MoveReport: Codable, Equatable {
 
 extension Library {
     /// The photos of `memory` that `queries` name, in their order, each once: a photo's id, a unique
-    /// id prefix (4 characters or more), its file name, or a pattern of file names (`*`, `?`, `[…]`,
-    /// as the shell's) that must match at least one. A query that names none, or several photos
+    /// id prefix (4 characters or more), its file name, or, when no photo has it as its name, a
+    /// pattern of file names (`*`, `?`, `[…]`, as the shell's) that must match at least one. A query that names none, or several photos
     /// without a pattern, is an error.
     func photos(of memory: Memory, matching queries: [String]) throws -> [MemoryImage] {
         let photos = memory.memoryImages
         var chosen: [MemoryImage] = []
         for query in queries {
             let matches: [MemoryImage]
-            if query.contains(where: { "*?[".contains($0) }) {
+            // A name is a name first: a pattern only when no photo has it as its name, id or id
+            // prefix (`remove Trip 'a[1].jpg'` removed a1.jpg, and kept it out).
+            let named = photos.filter { $0.filename == query }
+            if named.isEmpty && query.contains(where: { "*?[".contains($0) }) {
                 matches = photos.filter { fnmatch(query, $0.filename, 0) == 0 }
             } else {
                 let lower = query.lowercased()
@@ -94,6 +97,10 @@ extension Library {
     /// with the journal's records of removals and folders brought along first.
     private func reassign(_ photos: [MemoryImage], from source: Memory, to target: Memory, deleting: Bool) throws -> MoveReport {
         let sourceKey = source.persistentModelID.primaryKey, targetKey = target.persistentModelID.primaryKey
+        // A memory deleted with photos this context did not read would leave those in no memory.
+        if deleting, try context.query(LibrarySQL.photoCount, [.integer(sourceKey)]).first?.first?.int64Value ?? 0 != Int64(photos.count) {
+            throw LibraryError.changedMeanwhile(source.title)
+        }
         let held = targetKey > 0 ? try storedDigests(of: target) : []
         var report = MoveReport()
         try context.immediateTransaction {

@@ -291,6 +291,11 @@ extension Library {
             // tells verify that photos stored by a killed first import are an import's leftovers.
             try SourceIndex.record(records, in: context)
             guard let memory else { continue }
+            // Saved under titles.lock (held already for a new memory's first photos): a merge,
+            // move or remove reads a memory's photos and saves under it, so no batch is committed
+            // in between (a merge then deleted the memory, and left the batch in no memory).
+            let batchLock = titleLock == nil ? try lockMemberships() : nil
+            defer { batchLock?.unlock() }
             do {
                 try timed(options.stages, .save) { try context.save() }
             } catch let error as SQLiteError where error.code == 787 /* SQLITE_CONSTRAINT_FOREIGNKEY */ {

@@ -116,6 +116,12 @@ extension Library {
                             + "`memories list`, restore library.store from a backup; if not, `memories gc` moves the files to the trash")
         }
         // Every photo's original is the blob its SHA-256 column names (export refuses it otherwise).
+        let homeless = try context.query(LibrarySQL.photosInNoMemory).compactMap { $0.first?.stringValue }
+        if !homeless.isEmpty {
+            problems.append("\(homeless.count) photo\(homeless.count == 1 ? "" : "s") belong\(homeless.count == 1 ? "s" : "") to no memory, so no command shows "
+                            + "\(homeless.count == 1 ? "it" : "them") (\(homeless.prefix(5).joined(separator: ", "))\(homeless.count > 5 ? ", …" : "")): their stored files are "
+                            + "kept; importing the folders they came from puts them back in a memory")
+        }
         for row in try context.query(LibrarySQL.photosWithoutTheirOriginal) {
             problems.append("\(row[0].stringValue ?? "?") in '\(row[1].stringValue ?? "?")' has no stored original, or not the one its SHA-256 names: "
                             + "export refuses it; `memories remove` it and import the photo again")

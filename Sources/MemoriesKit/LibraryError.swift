@@ -36,6 +36,8 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case wouldEmpty(memory: String, photos: Int, instead: String)
     /// A move or merge from a memory into itself.
     case sameMemory(String)
+    /// A memory whose photos changed between reading them and changing them (another process).
+    case changedMeanwhile(String)
     /// A new memory's title that another memory has.
     case titleTaken(String)
     /// `.library_SUPPORT` is a symbolic link to nothing: its path and where the link points.
@@ -85,7 +87,7 @@ public enum LibraryError: Error, Equatable, LocalizedError {
                     + "(a library.store.backup-* file beside it, if any); nothing was changed"
                 : "no library at \(path) (`memories import` creates one; `--library` or `$MEMORIES_LIBRARY` chooses another)"
         case .memoryDeletedDuringImport(let title):
-            return "memory '\(title)' was deleted while this import was adding to it; the photos of the batch in progress were not added. "
+            return "memory '\(title)' was deleted (or merged into another) while this import was adding to it; the photos of the batch in progress were not added. "
                 + "Run the import again to make a new memory"
         case .badSettings(let path, let reason):
             return "\(path) cannot be read (\(reason)); it says where this library's photos are: restore it from a backup"
@@ -109,6 +111,8 @@ public enum LibraryError: Error, Equatable, LocalizedError {
             return "these \(photos) photos are all of '\(memory)', and a memory holds at least one: nothing was changed. \(instead)"
         case .lastPhoto(let memory, let photo, let instead):
             return "\(photo) is the last photo of '\(memory)', and a memory holds at least one: nothing was changed. \(instead)"
+        case .changedMeanwhile(let title):
+            return "'\(title)' gained or lost photos while this command read them (another command is changing it): nothing was changed; run it again"
         case .sameMemory(let title):
             return "'\(title)' is the memory the photos are in already: nothing was changed"
         case .titleTaken(let title):

@@ -137,6 +137,10 @@ enum LibrarySQL {
 
     static let tableExists = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
 
+    /// The file names of photos that belong to no memory (no command makes them; another program,
+    /// or a version whose merge raced an import, could).
+    static let photosInNoMemory = "SELECT \(filename) FROM \(image) WHERE \(imageMemory) IS NULL ORDER BY \(filename)"
+
     // MARK: Listing
 
     /// Memories newest first with their photo count and bytes: from the counts table `stats`, or,

@@ -45,6 +45,14 @@ import Testing
         #expect(try names("Roll").count == 5)
         #expect(try box.run("import", roll.path, "--title", "Roll", "--json").json(Report.self).removedEarlier == 0)
 
+        // A name is a name before it is a pattern: 'a[1].jpg' is that photo, not a1.jpg.
+        _ = box.copy(fixturePhotos.appendingPathComponent("Paris/IMG_0005.jpg"), to: "Brackets/a[1].jpg")
+        _ = box.copy(fixturePhotos.appendingPathComponent("Paris/IMG_0004.jpg"), to: "Brackets/a1.jpg")
+        _ = box.copy(fixturePhotos.appendingPathComponent("Rome/IMG_0001.jpg"), to: "Brackets/b.jpg")
+        #expect(try box.run("import", box.url.appendingPathComponent("Brackets").path, "--title", "Brackets").status == 0)
+        #expect(try box.run("remove", "Brackets", "a[1].jpg").stdout == "removed a[1].jpg from 'Brackets'\n")
+        #expect(try names("Brackets") == ["a1.jpg", "b.jpg"])
+
         // All or none: a pattern that matches nothing, or every photo, removes nothing.
         let none = try box.run("remove", "Roll", "IMG_0001.jpg", "nothing*")
         #expect(none.status == 1 && none.stderr.contains("memory Roll has no image matching 'nothing*'"), "\(none.stderr)")

@@ -255,6 +255,34 @@ import Testing
         #expect(try box.run("list", "--json").json([ListJSON].self).isEmpty)
     }
 
+    /// An import adding to a memory saves each batch under titles.lock, as a merge reads and
+    /// deletes a memory under it: a merge that read the memory before the import's batch was
+    /// committed refuses instead of deleting the memory (its photos were left in no memory).
+    @Test func aMergeAndAnImportIntoOneMemoryTakeTurns() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "A").status == 0)
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "B").status == 0)
+        let holder = try FileLock(path: box.library.appendingPathComponent(".library_SUPPORT/titles.lock").path, mode: .exclusive)
+        let library = try Library(directory: box.library)
+        library.titleLockTimeout = 1
+        var options = ImportOptions()
+        options.into = "A"
+        #expect(throws: LibraryError.titleLockHeld(box.library.appendingPathComponent(".library_SUPPORT/titles.lock").path, seconds: 1)) {
+            _ = try library.importPhotos([fixtureImages.appendingPathComponent("good/orientation-1.jpg").path], options: options)
+        }
+        holder.unlock()
+        #expect(try box.run("show", "A", "--json").json(ShowJSON.self).images.count == 4, "nothing committed without the lock")
+
+        // A merge that read A's photos before another process added one refuses, changing nothing.
+        let merger = try Library(directory: box.library)
+        let a = try merger.resolve("A"), b = try merger.resolve("B")
+        #expect(a.memoryImages.count == 4)
+        #expect(try box.run("import", fixtureImages.appendingPathComponent("good/orientation-2.jpg").path, "--into", "A").status == 0)
+        #expect(throws: LibraryError.changedMeanwhile("A")) { _ = try merger.merge(a, into: b) }
+        #expect(try box.run("show", "A", "--json").json(ShowJSON.self).images.count == 5)
+        #expect(try box.run("verify").status == 0)
+    }
+
     /// Two removes, each of one of a memory's two photos, each read the memory before the other
     /// saved (second attack, finding 7: both removed, the memory was left with none): the
     /// second counts from the database under the lock and refuses.
@@ -271,13 +299,13 @@ import Testing
         #expect(throws: LibraryError.imageNotFound(memory: "Two", image: "a.jpg")) { _ = try second.remove(theirs, image: "a.jpg") }
         #expect(try box.run("show", "Two", "--json").json(ShowJSON.self).images.map(\.filename) == ["b.jpg"])
 
+        _ = try first.importPhotos([fixtureImages.appendingPathComponent("good/orientation-3.jpg").path], options: { var o = ImportOptions(); o.into = "Two"; return o }())
         // The lock is the one an import making a new memory holds: a remove waits for it, says so.
         let holder = try FileLock(path: box.library.appendingPathComponent(".library_SUPPORT/titles.lock").path, mode: .exclusive)
         defer { holder.unlock() }
         second.titleLockTimeout = 1
         var notices: [String] = []
         second.notice = { notices.append($0) }
-        _ = try first.importPhotos([fixtureImages.appendingPathComponent("good/orientation-3.jpg").path], options: { var o = ImportOptions(); o.into = "Two"; return o }())
         #expect(throws: LibraryError.titleLockHeld(box.library.appendingPathComponent(".library_SUPPORT/titles.lock").path, seconds: 1)) {
             _ = try second.remove(theirs, image: "b.jpg")
         }
