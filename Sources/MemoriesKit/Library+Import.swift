@@ -87,6 +87,9 @@ public struct ImportReport: Codable, Equatable {
     /// The title the photos would have gone under, when it is another folder's memory's (they
     /// went into `memory`, titled apart); nil otherwise.
     public var titledApartFrom: String?
+    /// The folder the memory was imported from, when that folder is gone (moved, renamed) and
+    /// this one, of the same name, was taken as it; nil otherwise.
+    public var continuedFrom: String?
     /// Files whose photo was removed from the memory earlier, and was not added back.
     public var removedEarlier = 0
     /// Photos the memory held before this import.
@@ -140,7 +143,7 @@ extension Library {
         var apart = false
         // A memory titled by its folder's name is linked to that folder (`SourceFolders`).
         let folder = options.title == nil && options.into == nil ? paths.first.flatMap { FileWalker.realPath(Array($0.utf8CString)) } : nil
-        switch try targetMemory(for: paths, options: options, folder: folder) {
+        switch try targetMemory(for: paths, options: options, folder: folder, report: &report) {
         case .existing(let found): memory = found
         // The memory the real run would add to, if there is one: its photos are not new.
         case .new(let title, let other) where !options.dryRun: (newTitle, apart) = (title, other)
@@ -341,7 +344,7 @@ extension Library {
     /// folder was imported into before, whatever it is titled now; else the memory of that title,
     /// unless another folder was imported into it: then a new one (two folders named "Anna's
     /// birthday" are two memories). A memory made before folders were recorded is continued.
-    func targetMemory(for paths: [String], options: ImportOptions, folder: Data?) throws -> Target {
+    func targetMemory(for paths: [String], options: ImportOptions, folder: Data?, report: inout ImportReport) throws -> Target {
         if let into = options.into { return .existing(try resolve(into)) }
         if let folder, let key = try SourceFolders.memory(of: folder, in: context), let linked = try memory(withKey: key) {
             return .existing(linked)
@@ -349,8 +352,12 @@ extension Library {
         let title = options.title ?? options.folderTitle ?? URL(fileURLWithPath: paths.first ?? "Import").standardizedFileURL.lastPathComponent
         let existing = try memories(titled: title)
         if existing.count == 1 {
-            if let folder, try SourceFolders.isLinked(existing[0].persistentModelID.primaryKey, except: folder, in: context) {
-                return .new(title, apart: true)
+            let others = try folder.map { try SourceFolders.folders(of: existing[0].persistentModelID.primaryKey, except: $0, in: context) } ?? []
+            if let folder, !others.isEmpty {
+                // Another folder's memory, unless that folder is gone (this one is taken as it,
+                // moved or renamed) or is this one by another path.
+                guard let gone = SourceFolders.goneOrSame(others, as: folder) else { return .new(title, apart: true) }
+                report.continuedFrom = String(decoding: gone, as: UTF8.self)
             }
             return .existing(existing[0])
         }

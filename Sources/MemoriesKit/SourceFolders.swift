@@ -19,6 +19,35 @@ enum SourceFolders {
         return try context.query("SELECT memory FROM \(table) WHERE path = ?", [.blob(folder)]).first?.first?.int64Value
     }
 
+    /// The folders linked to the memory whose key is `memory`, other than `except` (real paths).
+    static func folders(of memory: Int64, except folder: Data, in context: ModelContext) throws -> [Data] {
+        guard try exists(in: context) else { return [] }
+        return try context.query("SELECT path FROM \(table) WHERE memory = ? AND path != ?", [.integer(memory), .blob(folder)]).compactMap {
+            guard case .blob(let path)? = $0.first else { return nil }
+            return path
+        }
+    }
+
+    /// Of `folders`, the one that is gone (nothing at its path: moved, renamed, or on a disk not
+    /// mounted), or that is `folder` itself reached by another path (a second mount point, a bind
+    /// mount); nil when one of them is another folder that is there.
+    static func goneOrSame(_ folders: [Data], as folder: Data) -> Data? {
+        var own = stat()
+        guard stat(Array(folder) + [0], &own) == 0 else { return nil }
+        var found: Data?
+        for other in folders {
+            var info = stat()
+            let bytes = other.map { CChar(bitPattern: $0) } + [0]
+            if stat(bytes, &info) != 0 {
+                guard errno == ENOENT || errno == ENOTDIR else { return nil }
+            } else if info.st_dev != own.st_dev || info.st_ino != own.st_ino {
+                return nil
+            }
+            found = found ?? other
+        }
+        return found
+    }
+
     /// Whether any folder is linked to the memory whose key is `memory`, other than `except`.
     static func isLinked(_ memory: Int64, except folder: Data, in context: ModelContext) throws -> Bool {
         guard try exists(in: context) else { return false }

@@ -66,4 +66,28 @@ import Testing
         #expect(try list(box) == ["2020/Christmas: 1", "2021/Christmas: 1", "Events: 1", "Hike: 2", "New Year: 1", "day 2: 1"])
         #expect(try box.run("import", events.path, "--by-folder", "--title", "X").status == 64)
     }
+
+    /// A folder moved or renamed (its old path gone) is the same folder: its memory is continued
+    /// and said, and what was removed from it stays out (review: a moved tree made 'Rome (2024)'
+    /// with every photo, the removed ones included).
+    @Test func aMovedFolderContinuesItsMemory() throws {
+        let box = Sandbox()
+        for name in ["IMG_0001.jpg", "IMG_0002.jpg", "IMG_0006.jpg"] {
+            _ = box.copy(fixturePhotos.appendingPathComponent("Rome/\(name)"), to: "Pictures/Rome/\(name)")
+        }
+        #expect(try box.run("import", box.url.appendingPathComponent("Pictures/Rome").path).status == 0)
+        #expect(try box.run("remove", "Rome", "IMG_0002.jpg").status == 0)
+        try FileManager.default.moveItem(at: box.url.appendingPathComponent("Pictures"), to: box.url.appendingPathComponent("Photos"))
+        let moved = try box.run("import", box.url.appendingPathComponent("Photos/Rome").path)
+        #expect(moved.status == 0 && moved.stdout.contains("imported 0 photos into 'Rome'")
+                && moved.stdout.contains("'Rome' was imported from \(box.url.path)/Pictures/Rome, which is gone (moved or renamed?): this folder continues it"),
+                "\(moved.stdout)")
+        #expect(moved.stdout.contains("1 removed earlier, not re-added"))
+        #expect(try list(box) == ["Rome: 2"])
+        // Linked now: the next sync says nothing more; a second folder of that name, present, is another.
+        #expect(try !box.run("import", box.url.appendingPathComponent("Photos/Rome").path).stdout.contains("which is gone"))
+        _ = box.copy(fixturePhotos.appendingPathComponent("Paris/IMG_0004.jpg"), to: "Other/Rome/x.jpg")
+        #expect(try box.run("import", box.url.appendingPathComponent("Other/Rome").path, "--json").json(ImportJSON.self).memory?.title == "Rome (2024)")
+    }
 }
+

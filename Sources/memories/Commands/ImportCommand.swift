@@ -158,6 +158,10 @@ enum ImportCommand: Command {
         } else {
             Output.print(prefix + "imported no photos; " + counts.joined(separator: ", "))
         }
+        if let gone = report.continuedFrom, let memory = report.memory {
+            Output.print(prefix + "'\(Output.escaped(memory.title))' was imported from \(Output.escaped(gone)), which is gone (moved or renamed?): "
+                         + "this folder continues it; --title gives this folder a memory of its own")
+        }
         if let other = report.titledApartFrom {
             let made = report.memory.map { "went into '\(Output.escaped($0.title))'" } ?? "would go into a new memory"
             Output.print(prefix + "'\(Output.escaped(other))' is the memory of another folder of that name, so these photos \(made); "
