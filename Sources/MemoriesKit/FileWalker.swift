@@ -20,6 +20,9 @@ struct FileWalker {
         /// The path with its folder's links resolved, as bytes: what the library's record of
         /// imported files (`SourceIndex`) knows it by, however the folder was named.
         var key: Data
+        /// Whether the file system keeps the times a write changes, so that the record may be
+        /// trusted without reading the file (not through FUSE: see `FileWalker.keepsTimes`).
+        var timesKept = true
 
         init(path: [CChar], isSymbolicLink: Bool = false, display: String, name: String, identity: FileIdentity, key: Data) {
             (self.path, self.isSymbolicLink, self.display, self.name, self.identity, self.key) = (path, isSymbolicLink, display, name, identity, key)
@@ -40,6 +43,16 @@ struct FileWalker {
     /// Whether folders inside the roots are walked (`import --by-folder` imports each on its own).
     var subfolders = true
 
+    /// Whether the file system holding `path` updates a file's modification and change times when
+    /// it is written. Not through FUSE (`FUSE_SUPER_MAGIC`): fusefat wrote a photo's bytes in
+    /// place and kept its size, times and inode, and sshfs and phones' MTP mounts are FUSE too.
+    static func keepsTimes(_ path: [CChar]) -> Bool {
+        // struct statfs begins with f_type (a long) on every 64-bit Linux; 256 bytes hold it all.
+        var buffer = [UInt64](repeating: 0, count: 32)
+        guard buffer.withUnsafeMutableBytes({ linuxStatfs(path, $0.baseAddress!) }) == 0 else { return false }
+        return UInt32(truncatingIfNeeded: buffer[0]) != 0x6573_5546
+    }
+
     func walk(_ roots: [String], visit: (Entry) -> Void, problem: (Problem) -> Void) {
         for root in roots {
             let bytes = Array(root.utf8CString)
@@ -55,8 +68,10 @@ struct FileWalker {
             case S_IFREG:
                 var own = stat()
                 let isLink = lstat(bytes, &own) == 0 && (own.st_mode & S_IFMT) == S_IFLNK
-                visit(Entry(path: bytes, isSymbolicLink: isLink, display: root, name: (root as NSString).lastPathComponent,
-                            identity: FileIdentity(info), key: key))
+                var entry = Entry(path: bytes, isSymbolicLink: isLink, display: root, name: (root as NSString).lastPathComponent,
+                                  identity: FileIdentity(info), key: key)
+                entry.timesKept = Self.keepsTimes(bytes)
+                visit(entry)
             default:
                 // Named on the command line, so said: a FIFO or device would block or never end.
                 problem(.unreadable(root, "not a regular file (\(Self.kind(info.st_mode)))"))
@@ -80,6 +95,7 @@ struct FileWalker {
             problem(.unreadable(display, String(cString: strerror(errno))))
             return
         }
+        let timesKept = Self.keepsTimes(path)
         var children: [(bytes: [CChar], name: String)] = []
         while let entry = readdir(dir) {
             let nameBytes = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [CChar] in
@@ -116,13 +132,18 @@ struct FileWalker {
                 guard subfolders else { continue }
                 walkDirectory(childPath, key: childKey, display: childDisplay, depth: depth + 1, visit: visit, problem: problem)
             case S_IFREG:
-                visit(Entry(path: childPath, display: childDisplay, name: child.name, identity: FileIdentity(info), key: childKey))
+                var entry = Entry(path: childPath, display: childDisplay, name: child.name, identity: FileIdentity(info), key: childKey)
+                entry.timesKept = timesKept
+                visit(entry)
             case S_IFLNK:
                 var target = stat()
                 if stat(childPath, &target) != 0 {
                     problem(.unreadable(childDisplay, "broken symbolic link"))
                 } else if (target.st_mode & S_IFMT) == S_IFREG {
-                    visit(Entry(path: childPath, isSymbolicLink: true, display: childDisplay, name: child.name, identity: FileIdentity(target), key: childKey))
+                    // A link may lead to another file system: its own is asked.
+                    var entry = Entry(path: childPath, isSymbolicLink: true, display: childDisplay, name: child.name, identity: FileIdentity(target), key: childKey)
+                    entry.timesKept = Self.keepsTimes(childPath)
+                    visit(entry)
                 } else {
                     problem(.notFollowed(childDisplay, "symbolic link to a folder, not followed"))
                 }
@@ -216,3 +237,7 @@ enum ImportFile {
         return failure
     }
 }
+
+/// statfs(2): the Glibc module does not declare it (sys/vfs.h).
+@_silgen_name("statfs")
+private func linuxStatfs(_ path: UnsafePointer<CChar>, _ buffer: UnsafeMutableRawPointer) -> Int32

@@ -541,7 +541,7 @@ extension Library {
         let recorded = try SourceIndex.lookup(files.map(\.key), in: context)
         guard !recorded.isEmpty else { return files }
         return files.filter { file in
-            guard let entry = recorded[file.key], entry.matches(file.identity) else { return true }
+            guard file.timesKept, let entry = recorded[file.key], entry.matches(file.identity) else { return true }
             if let sha256 = entry.sha256 {
                 if removed.contains(sha256) && !holding.contains(sha256) {
                     report.unchanged += 1

@@ -163,4 +163,31 @@ struct RemovableMediaTests {
             }
         }
     }
+
+    /// A card read through FUSE is read again at every sync (fusefat wrote a photo's bytes in place
+    /// and kept its size, times and inode: the record was trusted, and the new photo never read).
+    @Test func aSyncFromAFUSEMediumReadsEveryFile() throws {
+        let box = Sandbox()
+        let card = box.url.appendingPathComponent("card")
+        let unmount = try Self.medium("fat32", in: box, at: card)
+        defer { unmount() }
+        #expect(!FileWalker.keepsTimes(Array(card.path.utf8CString)) && FileWalker.keepsTimes(Array(box.url.path.utf8CString)))
+        let dcim = card.appendingPathComponent("DCIM")
+        try FileManager.default.createDirectory(at: dcim, withIntermediateDirectories: true)
+        let source = try Data(contentsOf: fixturePhotos.appendingPathComponent("Rome/IMG_0001.jpg"))
+        for i in 0..<2 { try (source + Data("\(i)".utf8)).write(to: dcim.appendingPathComponent("P\(i).JPG")) }
+        Thread.sleep(forTimeInterval: 2.2)
+        #expect(try box.run("import", dcim.path, "--title", "Card").status == 0)
+        Thread.sleep(forTimeInterval: 2.2)
+        let again = try box.run("import", dcim.path, "--title", "Card", "--json").json(SyncJSON.self)
+        #expect(again.unchanged == 0 && again.alreadyInMemory == 2, "\(again)")
+        // The last byte rewritten in place: the same size; a new photo all the same.
+        let handle = try FileHandle(forWritingTo: dcim.appendingPathComponent("P1.JPG"))
+        try handle.seek(toOffset: UInt64(source.count))
+        try handle.write(contentsOf: Data("7".utf8))
+        try handle.close()
+        let changed = try box.run("import", dcim.path, "--title", "Card", "--json").json(SyncJSON.self)
+        #expect(changed.imported == 1, "\(changed)")
+    }
 }
+
