@@ -62,4 +62,25 @@ import Testing
         #expect(try real.json(Report.self) == expected)
 
     }
+
+    /// The scratch library a dry run counts in when there is no library is gone when it exits; one
+    /// a killed dry run left behind (its process gone) is removed by the next.
+    @Test func aDryRunLeavesNoScratchBehind() throws {
+        let box = Sandbox()
+        let temporary = box.url.appendingPathComponent("tmp")
+        let done = Process()
+        done.executableURL = URL(fileURLWithPath: "/bin/true")
+        try done.run()
+        done.waitUntilExit()
+        let left = temporary.appendingPathComponent("memories-dry-run-\(done.processIdentifier)-AbC123/library")
+        try FileManager.default.createDirectory(at: left, withIntermediateDirectories: true)
+        let run = box.start(["--library", box.library.path, "import", fixturePhotos.appendingPathComponent("Rome").path, "-n"],
+                            environment: ["TMPDIR": temporary.path])
+        _ = run.out.fileHandleForReading.readDataToEndOfFile()
+        run.process.waitUntilExit()
+        #expect(run.process.terminationStatus == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: box.library.path))
+    }
 }
+

@@ -43,9 +43,20 @@ enum ImportCommand: Command {
     ]
     static let exitStatus = "0 all imported, 2 some files rejected (the rest imported), 1 failure, 64 usage error."
 
-    /// A new folder only this user can enter, in `$TMPDIR` (or /tmp).
+    /// A new folder only this user can enter, in `$TMPDIR` (or /tmp), named with this process's
+    /// id. Those a killed dry run left (its process gone) are removed first: a dry run's exit
+    /// removes its own, but a signal ends it without that.
     static func scratchFolder() throws -> URL {
-        var template = Array((FileManager.default.temporaryDirectory.path + "/memories-dry-run-XXXXXX").utf8CString)
+        let temporary = FileManager.default.temporaryDirectory
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix("memories-dry-run-") {
+            let fields = name.split(separator: "-")
+            var info = stat()
+            guard fields.count == 5, let pid = pid_t(fields[3]), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH,
+                  lstat(temporary.appendingPathComponent(name).path, &info) == 0, info.st_uid == geteuid(),
+                  (info.st_mode & S_IFMT) == S_IFDIR else { continue }
+            try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+        }
+        var template = Array((temporary.path + "/memories-dry-run-\(getpid())-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
             throw BlobStoreError.io(path: FileManager.default.temporaryDirectory.path, operation: "make a temporary folder in", errno: errno)
         }

@@ -18,7 +18,11 @@ enum MergeCommand: Command {
         guard let into = arguments.value("into") else { throw UsageError(message: "merge needs --into MEMORY: the memory they are merged into") }
         let lib = try library()
         let target = try lib.resolve(into)
-        let sources = try arguments.positionals.map { try lib.resolve($0) }
+        var sources: [Memory] = []
+        for query in arguments.positionals {
+            let memory = try lib.resolve(query)
+            if !sources.contains(where: { $0 === memory }) { sources.append(memory) }
+        }
         var total = MoveReport()
         for source in sources {
             let title = source.title
