@@ -5,12 +5,6 @@ import Testing
 /// import of any folder (unchanged, renamed, in a dry run), until `--include-removed` brings it
 /// back; `remove` takes many photos and patterns, all or none.
 @Suite struct CurationTests {
-    struct Report: Decodable {
-        var imported: Int
-        var removedEarlier: Int
-        var unchanged: Int
-    }
-
     @Test func removedPhotosStayRemovedUntilAskedFor() throws {
         let box = Sandbox()
         for (source, name) in [("Rome/IMG_0001.jpg", "IMG_0001.jpg"), ("Rome/IMG_0002.jpg", "IMG_0002.jpg"), ("Rome/day 2/IMG_0003.jpg", "IMG_0003.jpg"),
@@ -30,20 +24,20 @@ import Testing
         let again = try box.run("import", roll.path, "--title", "Roll")
         #expect(again.status == 0 && again.stdout.contains("3 removed earlier, not re-added (--include-removed adds them)"), "\(again.stdout)")
         try FileManager.default.moveItem(at: roll.appendingPathComponent("IMG_0002.jpg"), to: roll.appendingPathComponent("renamed.jpg"))
-        let renamed = try box.run("import", roll.path, "--title", "Roll", "--json").json(Report.self)
+        let renamed = try box.run("import", roll.path, "--title", "Roll", "--json").json(SyncJSON.self)
         #expect(renamed.imported == 0 && renamed.removedEarlier == 3, "\(renamed)")
-        let dry = try box.run("import", roll.path, "--title", "Roll", "-n", "--json").json(Report.self)
+        let dry = try box.run("import", roll.path, "--title", "Roll", "-n", "--json").json(SyncJSON.self)
         #expect(dry.imported == 0 && dry.removedEarlier == 3, "\(dry)")
         #expect(try names("Roll") == ["IMG_0001.jpg", "IMG_0006.jpg"])
 
         // Another memory is another curation.
-        #expect(try box.run("import", roll.path, "--title", "Other", "--json").json(Report.self).imported == 5)
+        #expect(try box.run("import", roll.path, "--title", "Other", "--json").json(SyncJSON.self).imported == 5)
 
         // Asked for, they come back, and the memory forgets it removed them.
-        let back = try box.run("import", roll.path, "--title", "Roll", "--include-removed", "--json").json(Report.self)
+        let back = try box.run("import", roll.path, "--title", "Roll", "--include-removed", "--json").json(SyncJSON.self)
         #expect(back.imported == 3 && back.removedEarlier == 0, "\(back)")
         #expect(try names("Roll").count == 5)
-        #expect(try box.run("import", roll.path, "--title", "Roll", "--json").json(Report.self).removedEarlier == 0)
+        #expect(try box.run("import", roll.path, "--title", "Roll", "--json").json(SyncJSON.self).removedEarlier == 0)
 
         // A name is a name before it is a pattern: 'a[1].jpg' is that photo, not a1.jpg.
         _ = box.copy(fixturePhotos.appendingPathComponent("Paris/IMG_0005.jpg"), to: "Brackets/a[1].jpg")
@@ -65,22 +59,12 @@ import Testing
         let box = Sandbox()
         #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome").status == 0)
         #expect(try box.run("remove", "Rome", "IMG_0001.jpg").status == 0)
-        func removals() throws -> String {
-            let sqlite = Process()
-            sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            sqlite.arguments = ["python3", "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from removed_photo').fetchone()[0])",
-                                box.library.appendingPathComponent("library.store").path]
-            let out = Pipe()
-            sqlite.standardOutput = out
-            try sqlite.run()
-            sqlite.waitUntilExit()
-            return String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        }
-        #expect(try removals() == "1\n")
+        func removals() throws -> String { try box.sql("select count(*) from removed_photo") }
+        #expect(try removals() == "1")
         #expect(try box.run("delete", "Rome", "--yes").status == 0)
-        #expect(try removals() == "0\n")
+        #expect(try removals() == "0")
         // A new memory of the same title starts with nothing removed.
-        let fresh = try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome", "--json").json(Report.self)
+        let fresh = try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome", "--json").json(SyncJSON.self)
         #expect(fresh.imported == 4 && fresh.removedEarlier == 0)
     }
 
@@ -103,7 +87,7 @@ import Testing
         #expect(try names("Rome") == ["IMG_0003.jpg"])
         #expect(try names("Paris") == ["IMG_0002.jpg", "IMG_0004.jpg", "IMG_0005.jpg", "IMG_0006.jpg", "copy of IMG_0001.jpg"])
         #expect(Set(box.blobFiles()) == files, "no stored file copied or lost")
-        let sync = try box.run("import", rome.path, "--json").json(Report.self)
+        let sync = try box.run("import", rome.path, "--json").json(SyncJSON.self)
         #expect(sync.imported == 0 && sync.removedEarlier == 3, "moved photos stay out of a sync of Rome: \(sync)")
         #expect(try box.run("move", "Rome", "IMG_0003.jpg", "--to", "Paris").stderr.contains("`memories merge 'Rome' --into 'Paris'` moves them all"))
         #expect(try box.run("move", "Rome", "IMG_0003.jpg").status == 64)

@@ -3,15 +3,6 @@ import Foundation
 @testable import MemoriesKit
 import Testing
 
-/// What `import` reports, for a re-sync: the counts, and how many files it did not read.
-struct SyncJSON: Decodable {
-    var imported: Int
-    var alreadyInMemory: Int
-    var repeatedInFolders: Int
-    var skipped: Int
-    var unchanged: Int
-    var rejected: [ImportJSON.Rejection]
-}
 
 /// Importing a folder again reads only what changed since the library last read it (issue 34):
 /// an unchanged file is counted without being opened, which `strace` shows; anything else is
@@ -128,17 +119,7 @@ struct ResyncTests {
         let roll = try Self.roll(box)
         #expect(try box.run("import", roll.path, "--title", "Roll", "-n").status == 0)
         #expect(try box.run("import", roll.path, "--title", "Roll").status == 0)
-        let store = box.library.appendingPathComponent("library.store")
-        func recorded() throws -> Int {
-            let sqlite = Process()
-            sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            sqlite.arguments = ["python3", "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from source_file').fetchone()[0])", store.path]
-            let out = Pipe()
-            sqlite.standardOutput = out
-            try sqlite.run()
-            sqlite.waitUntilExit()
-            return Int(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-        }
+        func recorded() throws -> Int { Int(try box.sql("select count(*) from source_file")) ?? -1 }
         #expect(try recorded() == 5)
         let dry = try box.run("import", roll.path, "--title", "Roll", "-n", "--json").json(SyncJSON.self)
         #expect(dry.unchanged == 5 && dry.imported == 0)
@@ -236,12 +217,8 @@ struct ResyncTests {
         try FileManager.default.copyItem(at: store, to: backup)
         #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome").status == 0)
         // What a first import killed after storing its photos and before saving their rows leaves.
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sqlite.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('delete from MemoryImage'); c.execute('delete from Memory'); c.commit()", store.path]
-        try sqlite.run()
-        sqlite.waitUntilExit()
-        #expect(sqlite.terminationStatus == 0)
+        try box.sql("delete from MemoryImage")
+        try box.sql("delete from Memory")
         let emptied = try box.run("verify", "--json")
         #expect(emptied.status == 0, "\(emptied.stdout)")
         #expect(try emptied.json(VerifyJSON.self).orphans > 0)
@@ -267,7 +244,7 @@ struct ResyncTests {
         try FileManager.default.linkItem(at: roll.appendingPathComponent("IMG_0003.jpg"), to: box.url.appendingPathComponent("backup-link.jpg"))
         try FileManager.default.moveItem(at: roll.appendingPathComponent("IMG_0006.jpg"), to: roll.appendingPathComponent("removed-then-renamed.jpg"))
         _ = box.copy(fixturePhotos.appendingPathComponent("Paris/IMG_0005.jpg"), to: "Roll/new.jpg")
-        func stages(_ extra: [String]) throws -> (report: CurationTests.Report, decoded: Int, hashed: Int) {
+        func stages(_ extra: [String]) throws -> (report: SyncJSON, decoded: Int, hashed: Int) {
             let run = box.start(["--library", box.library.path, "import", roll.path, "--title", "Roll", "--json"] + extra,
                                 environment: ["MEMORIES_IMPORT_STAGES": "1"])
             let out = run.out.fileHandleForReading.readDataToEndOfFile()
@@ -280,7 +257,7 @@ struct ResyncTests {
                 guard let open = rest.firstIndex(of: "("), let close = rest.firstIndex(of: ")") else { return -1 }
                 return Int(rest[rest.index(after: open)..<close]) ?? -1
             }
-            return (try JSONDecoder().decode(CurationTests.Report.self, from: out), count("validate+thumbnail"), count("hash"))
+            return (try JSONDecoder().decode(SyncJSON.self, from: out), count("validate+thumbnail"), count("hash"))
         }
         // Read: renamed, moved, linked (ctime), removed-then-renamed, new; decoded: the new one only.
         let sync = try stages([])

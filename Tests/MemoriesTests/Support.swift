@@ -84,12 +84,40 @@ final class Sandbox {
         return (FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []).filter { $0.count > 3 }.sorted()
     }
 
+    /// Runs one SQL statement on the library's store from another process (Python's sqlite3, as
+    /// another program would), committed; the first column of its first row as text ("" if none).
+    @discardableResult
+    func sql(_ statement: String) throws -> String {
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchone(); c.commit(); print('' if r is None else r[0])",
+                            library.appendingPathComponent("library.store").path, statement]
+        let out = Pipe()
+        python.standardOutput = out
+        try python.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        python.waitUntilExit()
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     func copy(_ from: URL, to name: String) -> URL {
         let dest = url.appendingPathComponent(name)
         try? FileManager.default.createDirectory(at: dest.deletingLastPathComponent(), withIntermediateDirectories: true)
         try! FileManager.default.copyItem(at: from, to: dest)
         return dest
     }
+}
+
+/// What `import` reports, for a sync: the counts, those removed earlier, and how many files it
+/// did not read.
+struct SyncJSON: Decodable, Equatable {
+    var imported: Int
+    var alreadyInMemory: Int
+    var repeatedInFolders: Int
+    var removedEarlier: Int
+    var skipped: Int
+    var unchanged: Int
+    var rejected: [ImportJSON.Rejection]
 }
 
 struct ImportJSON: Decodable {
