@@ -554,7 +554,8 @@ extension Library {
                 report.alreadyInMemory += 1
                 return false
             }
-            guard let reason = entry.skipped else { return true }
+            // Skipped under this version's rules only: a kind of file it now imports is read.
+            guard let reason = entry.skipped, entry.rules == SourceIndex.rules else { return true }
             report.unchanged += 1
             report.skipped += 1
             report.skippedFiles.append(.init(path: file.display, reason: reason))

@@ -42,6 +42,9 @@ enum SourceIndex {
     static let racyMargin: Int64 = 2_000_000_000
     /// Paths looked up per query.
     static let lookupBatch = 500
+    /// The version of what an import accepts. Raise it whenever a kind of file that was skipped
+    /// can be imported (videos, GIFs): a file recorded as skipped under other rules is read again.
+    static let rules: Int64 = 1
 
     /// What a row says.
     struct Entry: Equatable {
@@ -51,6 +54,8 @@ enum SourceIndex {
         var skipped: String?
         /// When the row was written, in nanoseconds since 1970.
         var recorded: Int64
+        /// The `rules` it was skipped under (0: a row from before they were recorded).
+        var rules: Int64 = 0
 
         /// Whether a file whose walk found `identity` is the one this row describes, unchanged.
         func matches(_ identity: FileIdentity) -> Bool {
@@ -60,10 +65,19 @@ enum SourceIndex {
     }
 
     static func install(on context: ModelContext) throws {
-        try context.execute("""
-            CREATE TABLE IF NOT EXISTS \(table) (path BLOB PRIMARY KEY NOT NULL, inode INTEGER NOT NULL, size INTEGER NOT NULL,
-              modified INTEGER NOT NULL, changed INTEGER NOT NULL, sha256 TEXT, skipped TEXT, recorded INTEGER NOT NULL) WITHOUT ROWID
+        try context.installOnce(table, """
+            CREATE TABLE \(table) (path BLOB PRIMARY KEY NOT NULL, inode INTEGER NOT NULL, size INTEGER NOT NULL,
+              modified INTEGER NOT NULL, changed INTEGER NOT NULL, sha256 TEXT, skipped TEXT, recorded INTEGER NOT NULL,
+              rules INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID
             """)
+        // A table made before the rules were recorded gets the column (its rows: rules 0).
+        let hasRules = "SELECT count(*) FROM pragma_table_info('\(table)') WHERE name = 'rules'"
+        guard try context.query(hasRules).first?.first == .integer(0) else { return }
+        try context.immediateTransaction {
+            if try context.query(hasRules).first?.first == .integer(0) {
+                try context.execute("ALTER TABLE \(table) ADD COLUMN rules INTEGER NOT NULL DEFAULT 0")
+            }
+        }
     }
 
     static func exists(in context: ModelContext) throws -> Bool {
@@ -85,13 +99,13 @@ enum SourceIndex {
             let batch = paths[start..<min(paths.count, start + lookupBatch)]
             start += batch.count
             let marks = Array(repeating: "?", count: batch.count).joined(separator: ",")
-            let rows = try context.query("SELECT path, inode, size, modified, changed, sha256, skipped, recorded FROM \(table) WHERE path IN (\(marks))",
+            let rows = try context.query("SELECT path, inode, size, modified, changed, sha256, skipped, recorded, rules FROM \(table) WHERE path IN (\(marks))",
                                          batch.map { .blob($0) })
             for row in rows {
-                guard row.count == 8, case .blob(let path) = row[0], let inode = row[1].int64Value, let size = row[2].int64Value,
+                guard row.count == 9, case .blob(let path) = row[0], let inode = row[1].int64Value, let size = row[2].int64Value,
                       let modified = row[3].int64Value, let changed = row[4].int64Value, let recorded = row[7].int64Value else { continue }
                 found[path] = Entry(identity: FileIdentity(inode: UInt64(bitPattern: inode), size: size, modified: modified, changed: changed),
-                                    sha256: row[5].stringValue, skipped: row[6].stringValue, recorded: recorded)
+                                    sha256: row[5].stringValue, skipped: row[6].stringValue, recorded: recorded, rules: row[8].int64Value ?? 0)
             }
         }
         return found
@@ -105,10 +119,10 @@ enum SourceIndex {
         let recorded = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
         try context.immediateTransaction {
             for entry in entries {
-                try context.execute("INSERT OR REPLACE INTO \(table) (path, inode, size, modified, changed, sha256, skipped, recorded) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                try context.execute("INSERT OR REPLACE INTO \(table) (path, inode, size, modified, changed, sha256, skipped, recorded, rules) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                     [.blob(entry.path), .integer(Int64(bitPattern: entry.identity.inode)), .integer(entry.identity.size),
                                      .integer(entry.identity.modified), .integer(entry.identity.changed),
-                                     entry.sha256.map { .text($0) } ?? .null, entry.skipped.map { .text($0) } ?? .null, .integer(recorded)])
+                                     entry.sha256.map { .text($0) } ?? .null, entry.skipped.map { .text($0) } ?? .null, .integer(recorded), .integer(rules)])
             }
         }
     }

@@ -266,5 +266,22 @@ struct ResyncTests {
         let rehash = try stages(["--rehash"])
         #expect(rehash.hashed == 5 && rehash.decoded == 4, "every photo file, but the removed one is left out before its decode: \(rehash)")
     }
+
+    /// A file skipped under other rules (an older version, or a table from before the rules were
+    /// recorded) is read again: a kind of file a later version imports is not left out for good.
+    @Test func aFileSkippedUnderOtherRulesIsReadAgain() throws {
+        let box = Sandbox()
+        let roll = try ResyncTests.roll(box)
+        #expect(try box.run("import", roll.path, "--title", "Roll").status == 0)
+        #expect(try box.run("import", roll.path, "--title", "Roll", "--json").json(SyncJSON.self).unchanged == 5)
+        try box.sql("update source_file set rules = 0 where skipped is not null")
+        let older = try box.run("import", roll.path, "--title", "Roll", "--json").json(SyncJSON.self)
+        #expect(older.unchanged == 4 && older.skipped == 1, "the note is read again: \(older)")
+        try box.sql("alter table source_file drop column rules")
+        #expect(try box.run("import", roll.path, "--title", "Roll", "--json").json(SyncJSON.self).unchanged == 4, "rows of a table without rules: 0")
+        #expect(try box.sql("select count(*) from pragma_table_info('source_file') where name = 'rules'") == "1")
+        Thread.sleep(forTimeInterval: 2.2)
+        #expect(try box.run("import", roll.path, "--title", "Roll", "--json").json(SyncJSON.self).unchanged == 5)
+    }
 }
 
