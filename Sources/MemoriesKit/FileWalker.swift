@@ -54,8 +54,12 @@ struct FileWalker {
     }
 
     func walk(_ roots: [String], visit: (Entry) -> Void, problem: (Problem) -> Void) {
-        for root in roots {
-            let bytes = Array(root.utf8CString)
+        walk(roots.map { ImportRoot($0) }, visit: visit, problem: problem)
+    }
+
+    func walk(_ roots: [ImportRoot], visit: (Entry) -> Void, problem: (Problem) -> Void) {
+        for given in roots {
+            let bytes = given.path, root = given.display
             var info = stat()
             guard stat(bytes, &info) == 0 else {
                 problem(.unreadable(root, String(cString: strerror(errno))))
@@ -235,6 +239,24 @@ enum ImportFile {
         }
         if failure == nil && filled < data.count { data.count = filled }
         return failure
+    }
+}
+
+/// A file or folder to import, by its path as bytes (a name need not be UTF-8) and as shown.
+public struct ImportRoot: Sendable, Equatable {
+    /// The path, NUL-terminated, for open(2).
+    public var path: [CChar]
+    /// The path as messages show it.
+    public var display: String
+
+    /// A path given as text (from the command line).
+    public init(_ path: String) {
+        (self.path, display) = (Array(path.utf8CString), path)
+    }
+
+    /// A path as bytes (NUL-terminated), shown as `display`.
+    public init(path: [CChar], display: String) {
+        (self.path, self.display) = (path, display)
     }
 }
 

@@ -123,6 +123,12 @@ extension Library {
     /// files done, files in all, bytes read so far.
     public func importPhotos(_ paths: [String], options: ImportOptions,
                              progress: (@Sendable (_ done: Int, _ total: Int, _ bytes: Int64) -> Void)? = nil) throws -> ImportReport {
+        try importPhotos(roots: paths.map { ImportRoot($0) }, options: options, progress: progress)
+    }
+
+    /// `importPhotos(_:options:progress:)` for paths given as bytes (`eventFolders` finds them).
+    public func importPhotos(roots paths: [ImportRoot], options: ImportOptions,
+                             progress: (@Sendable (_ done: Int, _ total: Int, _ bytes: Int64) -> Void)? = nil) throws -> ImportReport {
         var report = ImportReport()
         var files: [FileWalker.Entry] = []
         var walker = FileWalker()
@@ -142,8 +148,8 @@ extension Library {
         var newTitle: String?
         var apart = false
         // A memory titled by its folder's name is linked to that folder (`SourceFolders`).
-        let folder = options.title == nil && options.into == nil ? paths.first.flatMap { FileWalker.realPath(Array($0.utf8CString)) } : nil
-        switch try targetMemory(for: paths, options: options, folder: folder, report: &report) {
+        let folder = options.title == nil && options.into == nil ? paths.first.flatMap { FileWalker.realPath($0.path) } : nil
+        switch try targetMemory(for: paths.map(\.display), options: options, folder: folder, report: &report) {
         case .existing(let found): memory = found
         // The memory the real run would add to, if there is one: its photos are not new.
         case .new(let title, let other) where !options.dryRun: (newTitle, apart) = (title, other)
@@ -375,25 +381,29 @@ extension Library {
     /// The folders under each root (the root included) that hold files themselves, in the walk's
     /// order, each with the title `import --by-folder` gives its memory: the folder's name, or,
     /// where folders of one name are found more than once, its path below its root.
-    public static func eventFolders(under roots: [String]) -> [(path: String, title: String)] {
-        var found: [(path: String, root: String)] = []
-        var seen = Set<String>()
+    public static func eventFolders(under roots: [String]) -> [(folder: ImportRoot, title: String)] {
+        var found: [(folder: ImportRoot, root: String)] = []
+        var seen = Set<[CChar]>()
         for given in roots {
             let root = given.count > 1 && given.hasSuffix("/") ? String(given.dropLast()) : given
             FileWalker().walk([root], visit: { file in
-                let folder = (file.display as NSString).deletingLastPathComponent
-                if seen.insert(folder).inserted { found.append((folder, root)) }
+                // The folder as bytes (its name need not be UTF-8): the file's path to its last "/".
+                guard let slash = file.path.lastIndex(of: 47) else { return }
+                let bytes = Array(file.path[..<slash]) + [0]
+                if seen.insert(bytes).inserted {
+                    found.append((ImportRoot(path: bytes, display: (file.display as NSString).deletingLastPathComponent), root))
+                }
             }, problem: { _ in })
         }
-        found.sort { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
+        found.sort { $0.folder.path.map { UInt8(bitPattern: $0) }.lexicographicallyPrecedes($1.folder.path.map { UInt8(bitPattern: $0) }) }
         func name(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.lastPathComponent }
         var counts: [String: Int] = [:]
-        for folder in found { counts[name(folder.path), default: 0] += 1 }
-        return found.map { folder in
-            let own = name(folder.path)
-            guard counts[own, default: 0] > 1, folder.path != folder.root else { return (folder.path, own) }
-            let below = String(folder.path.dropFirst(folder.root.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-            return (folder.path, below)
+        for found in found { counts[name(found.folder.display), default: 0] += 1 }
+        return found.map { found in
+            let own = name(found.folder.display)
+            guard counts[own, default: 0] > 1, found.folder.display != found.root else { return (found.folder, own) }
+            let below = String(found.folder.display.dropFirst(found.root.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            return (found.folder, below)
         }
     }
 

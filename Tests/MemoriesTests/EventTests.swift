@@ -89,5 +89,24 @@ import Testing
         _ = box.copy(fixturePhotos.appendingPathComponent("Paris/IMG_0004.jpg"), to: "Other/Rome/x.jpg")
         #expect(try box.run("import", box.url.appendingPathComponent("Other/Rome").path, "--json").json(ImportJSON.self).memory?.title == "Rome (2024)")
     }
+
+    /// A folder whose name is not UTF-8 is imported by --by-folder as by a plain import (it was
+    /// "No such file or directory" on a path rebuilt from its display, its photos left out).
+    @Test func byFolderTakesFoldersWhoseNamesAreNotUTF8() throws {
+        let box = Sandbox()
+        let tree = box.url.appendingPathComponent("tree")
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "mkdir -p \"$1/$(printf 'caf\\351')\" && cp \"$2\" \"$1/$(printf 'caf\\351')/a.jpg\"", "sh", tree.path,
+                           fixturePhotos.appendingPathComponent("Rome/IMG_0001.jpg").path]
+        try shell.run()
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0)
+        let first = try box.run("import", tree.path, "--by-folder")
+        #expect(first.status == 0 && first.stdout.contains("imported 1 photo into 'caf\u{FFFD}'"), "\(first.stdout) \(first.stderr)")
+        let again = try box.run("import", tree.path, "--by-folder")
+        #expect(again.status == 0 && again.stdout.contains("imported 0 photos into 'caf\u{FFFD}'"), "\(again.stdout) \(again.stderr)")
+        #expect(try list(box) == ["caf\u{FFFD}: 1"])
+    }
 }
 

@@ -111,25 +111,17 @@ enum ImportCommand: Command {
             // One memory per folder that holds files, each imported alone, as a folder given alone is.
             let folders = Library.eventFolders(under: arguments.positionals)
             var reports: [FolderReport] = []
-            var unreachable = 0
             for folder in folders {
-                // A name that is not UTF-8 reaches this loop with U+FFFD in it: not a path.
-                guard FileManager.default.fileExists(atPath: folder.path) else {
-                    Output.error("\(Output.escaped(folder.path)): a folder whose name is not UTF-8 is not imported by --by-folder; "
-                                 + "a plain import of it, or of its parent, takes its photos")
-                    unreachable += 1
-                    continue
-                }
                 var each = options
                 (each.folderTitle, each.subfolders) = (folder.title, false)
-                let report = try lib.importPhotos([folder.path], options: each) { progress.update($0, $1, bytes: $2) }
+                let report = try lib.importPhotos(roots: [folder.folder], options: each) { progress.update($0, $1, bytes: $2) }
                 progress.finish()
-                reports.append(FolderReport(folder: folder.path, report: report))
-                if !arguments.has("json") { show(report, arguments: arguments, options: each, title: folder.title, prefix: "\(Output.escaped(folder.path)): ") }
+                reports.append(FolderReport(folder: folder.folder.display, report: report))
+                if !arguments.has("json") { show(report, arguments: arguments, options: each, title: folder.title, prefix: "\(Output.escaped(folder.folder.display)): ") }
             }
             if arguments.has("json") { try Output.json(reports, stamped: false) }
             if folders.isEmpty && !quiet { Output.print("no folder under \(arguments.positionals.map { Output.escaped($0) }.joined(separator: ", ")) holds files") }
-            return unreachable == 0 && reports.allSatisfy { $0.report.rejected.isEmpty } ? ExitCode.success : ExitCode.partialImport
+            return reports.allSatisfy { $0.report.rejected.isEmpty } ? ExitCode.success : ExitCode.partialImport
         }
         let report = try lib.importPhotos(arguments.positionals, options: options) { progress.update($0, $1, bytes: $2) }
         progress.finish()
