@@ -65,12 +65,16 @@ import Testing
         done.waitUntilExit()
         let left = temporary.appendingPathComponent("memories-dry-run-\(done.processIdentifier)-AbC123/library")
         try FileManager.default.createDirectory(at: left, withIntermediateDirectories: true)
+        // A running dry run's (this process stands for it), and a folder of another shape: kept.
+        let running = temporary.appendingPathComponent("memories-dry-run-\(getpid())-XyZ789")
+        let other = temporary.appendingPathComponent("memories-dry-run-notes")
+        for kept in [running, other] { try FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true) }
         let run = box.start(["--library", box.library.path, "import", fixturePhotos.appendingPathComponent("Rome").path, "-n"],
                             environment: ["TMPDIR": temporary.path])
         _ = run.out.fileHandleForReading.readDataToEndOfFile()
         run.process.waitUntilExit()
         #expect(run.process.terminationStatus == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
+        #expect(try Set(FileManager.default.contentsOfDirectory(atPath: temporary.path)) == [other.lastPathComponent, running.lastPathComponent])
         #expect(!FileManager.default.fileExists(atPath: box.library.path))
     }
 }
