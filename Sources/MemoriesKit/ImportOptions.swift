@@ -19,6 +19,9 @@ public struct ImportOptions {
     /// The title a folder's name gives (`import --by-folder`: its name, or its path below the
     /// tree where names repeat): used as a default title is, the folder linked to its memory.
     public var folderTitle: String?
+    /// The memory of one event of a camera roll (`importEvents`), which decides where the photos
+    /// go instead of the title: the event's memory, or a new one linked to the roll.
+    var event: EventTarget?
     /// Whether folders inside the ones given are imported too (`--by-folder` imports each alone).
     public var subfolders = true
     /// Adds photos removed from the memory earlier (and forgets that they were); otherwise an

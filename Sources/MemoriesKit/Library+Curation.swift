@@ -107,6 +107,7 @@ extension Library {
             if deleting {
                 try RemovedPhotos.carry(from: sourceKey, to: targetKey, in: context)
                 try SourceFolders.carry(from: sourceKey, to: targetKey, in: context)
+                try SourceEvents.carry(from: source.id, to: target.id, in: context)
             } else {
                 try RemovedPhotos.record(photos.map { ($0.sha256, $0.filename) }, memory: sourceKey, in: context)
             }

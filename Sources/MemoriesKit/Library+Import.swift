@@ -39,7 +39,7 @@ extension Library {
         var newTitle: String?
         var apart = false
         // A memory titled by its folder's name is linked to that folder (`SourceFolders`).
-        let folder = options.title == nil && options.into == nil ? paths.first.flatMap { FileWalker.realPath($0.path) } : nil
+        let folder = options.title == nil && options.into == nil && options.event == nil ? paths.first.flatMap { FileWalker.realPath($0.path) } : nil
         switch try targetMemory(for: paths.map(\.display), options: options, folder: folder, report: &report) {
         case .existing(let found): memory = found
         // The memory the real run would add to, if there is one: its photos are not new.
@@ -50,6 +50,8 @@ extension Library {
         // Held from the moment a new memory's title is claimed to the commit of its first photos.
         var titleLock: FileLock?
         defer { titleLock?.unlock() }
+        // A new event's memory: linked to its roll with the first batch's records, before the save.
+        var madeEvent: (rolls: [Data], id: UUID, title: String)?
         let preexisting = try memory.map(storedDigests(of:)) ?? []
         // Photos removed from the memory earlier: left out, unless asked for (then forgotten).
         var removedBefore = try memory.map { try RemovedPhotos.digests(of: $0.persistentModelID.primaryKey, in: context) } ?? []
@@ -131,8 +133,10 @@ extension Library {
                     if memory == nil, let title = newTitle {
                         // The first photo to go in: the title is claimed now (another import may
                         // have made it meanwhile: then that memory is the one, with its photos).
-                        let claim = try claimTitle(title, options: options, apartFrom: apart ? folder : nil,
-                                                   year: Self.year(of: photo.info.exif.capture?.date ?? photo.modified))
+                        let claim = try options.event.map { try claimEvent(title, of: $0, options: options) }
+                            ?? claimTitle(title, options: options, apartFrom: apart ? folder : nil,
+                                          year: Self.year(of: photo.info.exif.capture?.date ?? photo.modified))
+                        if let event = options.event, claim.memory.persistentModelID.isTemporary { madeEvent = (event.rolls, claim.memory.id, claim.memory.title) }
                         (memory, titleLock, newTitle) = (claim.memory, claim.lock, nil)
                         if claim.memory.title != title { report.titledApartFrom = title }
                         report.memory = .init(id: claim.memory.id.uuidString.lowercased(), title: claim.memory.title)
@@ -190,6 +194,10 @@ extension Library {
             // photos before it is trusted, so one whose batch never commits costs a read, and it
             // tells verify that photos stored by a killed first import are an import's leftovers.
             try SourceIndex.record(records, in: context)
+            if let made = madeEvent {
+                try context.immediateTransaction { try SourceEvents.link(made.rolls, to: made.id, given: made.title, in: context) }
+                madeEvent = nil
+            }
             guard let memory else { continue }
             // Saved under titles.lock (held already for a new memory's first photos): a merge,
             // move or remove reads a memory's photos and saves under it, so no batch is committed

@@ -21,6 +21,7 @@ extension Library {
     /// unless another folder was imported into it: then a new one (two folders named "Anna's
     /// birthday" are two memories). A memory made before folders were recorded is continued.
     func targetMemory(for paths: [String], options: ImportOptions, folder: Data?, report: inout ImportReport) throws -> Target {
+        if let event = options.event { return event.memory.map { .existing($0) } ?? .new(event.title, apart: false) }
         if let into = options.into { return .existing(try resolve(into)) }
         if let folder, let key = try SourceFolders.memory(of: folder, in: context), let linked = try memory(withKey: key) {
             return .existing(linked)

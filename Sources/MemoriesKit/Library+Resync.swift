@@ -41,8 +41,15 @@ extension Library {
     /// folder of photos a missing one costs a stat to find, and the file is read to put it back; a
     /// bucket's would cost a request each, and is left to `verify`, `repair` and `import --rehash`.
     func storedWhole(of memory: Memory?) throws -> @Sendable (String) -> Bool {
+        try storedWhole(of: memory.map { [$0] } ?? [])
+    }
+
+    /// `storedWhole(of:)` for the photos of several memories (the events of a roll).
+    func storedWhole(of memories: [Memory]) throws -> @Sendable (String) -> Bool {
         guard let local = blobs as? BlobStore else { return { _ in true } }
-        let thumbnails = try memory.map(thumbnailDigests(of:)) ?? [:]
+        var digests: [String: BlobDigest?] = [:]
+        for memory in memories { digests.merge(try thumbnailDigests(of: memory)) { first, _ in first } }
+        let thumbnails = digests
         return { sha256 in
             guard let original = BlobDigest(hex: sha256), local.contains(original) else { return false }
             guard let thumbnail = thumbnails[sha256] else { return true }

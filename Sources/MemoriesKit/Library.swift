@@ -135,6 +135,7 @@ public final class Library {
             try SourceIndex.install(on: context)
             try RemovedPhotos.install(on: context)
             try SourceFolders.install(on: context)
+            try SourceEvents.install(on: context)
         }
     }
 

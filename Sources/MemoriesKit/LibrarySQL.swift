@@ -21,6 +21,7 @@ enum LibrarySQL {
     static let byteCount = SQLNames.column(\MemoryImage.byteCount)
     static let takenAt = SQLNames.column(\MemoryImage.takenAt)
     static let takenAtOffset = SQLNames.column(\MemoryImage.takenAtOffset)
+    static let fileModifiedAt = SQLNames.column(\MemoryImage.fileModifiedAt)
     static let sha256 = SQLNames.column(\MemoryImage.sha256)
     static let thumbnailData = SQLNames.column(\MemoryImage.thumbnailData)
     static let imageData = SQLNames.column(\MemoryImage.imageData)
@@ -134,6 +135,27 @@ enum LibrarySQL {
         END;
         """
     }
+
+    /// The memories `import --by-event` made from camera rolls (see `SourceEvents`), by id, and the
+    /// trigger that forgets a deleted memory's.
+    static func createSourceEvents(_ table: String) -> String {
+        """
+        CREATE TABLE \(table) (roll BLOB NOT NULL, memory TEXT NOT NULL, given TEXT NOT NULL,
+            PRIMARY KEY (roll, memory)) WITHOUT ROWID;
+        CREATE INDEX \(table)_memory ON \(table) (memory);
+        CREATE TRIGGER \(table)_memory_delete AFTER DELETE ON \(memory) BEGIN
+            DELETE FROM \(table) WHERE memory = OLD.\(memoryID);
+        END;
+        """
+    }
+
+    /// The key of each memory made from the rolls `marks` binds, and the title it was given.
+    static func eventsOfRolls(_ table: String, marks: String) -> String {
+        "SELECT m.\(key), e.given FROM \(table) e JOIN \(memory) m ON m.\(memoryID) = e.memory WHERE e.roll IN (\(marks)) ORDER BY m.\(key)"
+    }
+
+    /// The capture time, its offset and the file's modification time of each photo of memory `?`.
+    static let timesOfMemory = "SELECT \(takenAt), \(takenAtOffset), \(fileModifiedAt) FROM \(image) WHERE \(imageMemory) = ?"
 
     static let tableExists = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
 

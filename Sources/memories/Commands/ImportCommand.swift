@@ -29,6 +29,8 @@ enum ImportCommand: Command {
         .flag("rehash", "read every file, even those unchanged since the library last read them"),
         .flag("include-removed", "add back photos removed from the memory earlier (`remove`)"),
         .flag("by-folder", "one memory per folder that holds files, titled by its name (by its path below the folder given where names repeat)"),
+        .flag("by-event", "split a camera roll into a memory per event: a gap of more than --gap between photos ends one; titled by its dates"),
+        .value("gap", "DURATION", "--by-event's gap (default 24h; 90m, 36h, 2d)"),
         .value("jobs", "N", short: "j", "decoding threads (default: the number of cores)"),
         .value("max-file-size", "SIZE", "the largest photo read (default 512MB; bytes, or with K, M, G: 2G)"),
         .quiet,
@@ -39,6 +41,7 @@ enum ImportCommand: Command {
         #"memories import ~/Pictures/Rome --title "Rome 2024""#,
         "memories import DCIM/100APPLE -n                 # what would go in, and what would not",
         "memories import ~/Pictures/Events --by-folder    # a memory per event folder",
+        "memories import ~/Phone/DCIM --by-event          # a memory per day or trip of a camera roll",
         #"memories import more.jpg --into "Rome 2024" -j 2"#,
     ]
     static let exitStatus = "0 all imported, 2 some files rejected (the rest imported), 1 failure, 64 usage error."
@@ -73,6 +76,13 @@ enum ImportCommand: Command {
         if arguments.has("by-folder") && (arguments.value("title") != nil || arguments.value("into") != nil) {
             throw UsageError(message: "--by-folder titles each folder's memory by its name; not with --title or --into")
         }
+        if arguments.has("by-event") && (arguments.value("title") != nil || arguments.value("into") != nil || arguments.has("by-folder")) {
+            throw UsageError(message: "--by-event titles each event's memory by its dates; not with --title, --into or --by-folder")
+        }
+        if arguments.value("gap") != nil && !arguments.has("by-event") {
+            throw UsageError(message: "--gap is --by-event's: the time between photos that ends an event")
+        }
+        let gap = try arguments.value("gap").map(parseDuration) ?? Library.defaultEventGap
         var options = ImportOptions()
         options.title = arguments.value("title")
         options.into = arguments.value("into")
@@ -107,6 +117,11 @@ enum ImportCommand: Command {
             lib = try Library(directory: scratch!.appendingPathComponent("library"))
         }
         if lib.created && scratch == nil && !quiet { Output.error("created a new library at \(Output.escaped(lib.directory.path))") }
+        if arguments.has("by-event") {
+            let report = try lib.importEvents(arguments.positionals, gap: gap, options: options) { progress.update($0, $1, bytes: $2) }
+            progress.finish()
+            return try showEvents(report, arguments: arguments, options: options)
+        }
         if arguments.has("by-folder") {
             // One memory per folder that holds files, each imported alone, as a folder given alone is.
             let folders = Library.eventFolders(under: arguments.positionals)
