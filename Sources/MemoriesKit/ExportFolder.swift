@@ -17,6 +17,7 @@
 // (4) Failures of the destination throw `ExportError.destination` with the errno and the final
 //     name, never a library error; errors of the content producer (a corrupt blob) pass through
 //     unchanged, after the temporary file was removed.
+import BlobStore
 import Foundation
 
 /// A folder an export writes into: a held descriptor, and writes that never follow a link or
@@ -36,6 +37,14 @@ final class ExportFolder {
     /// - Throws: `ExportError.symbolicLink` if it is a symbolic link, `LibraryError.notADirectory`
     ///   if it is something else, `LibraryError.destinationNotEmpty`, `ExportError.destination`.
     convenience init(creatingEmpty path: String) throws {
+        try self.init(creating: path)
+        guard try entries().allSatisfy(Self.isPartial) else { throw LibraryError.destinationNotEmpty(path) }
+    }
+
+    /// Opens `path` as a folder, creating it (and missing parents) if needed, and takes away what
+    /// an export killed mid-file left (its hidden partial files).
+    /// - Throws: as `init(creatingEmpty:)`, but for a folder that holds files.
+    convenience init(creating path: String) throws {
         let parent = (path as NSString).deletingLastPathComponent
         var found = stat()
         if !parent.isEmpty && stat(parent, &found) != 0 {
@@ -52,11 +61,8 @@ final class ExportFolder {
             throw ExportError.destination(path: path, operation: "creating the folder", errno: errno)
         }
         try self.init(opening: path, at: AT_FDCWD, shownAs: path)
-        // What an export killed mid-file leaves (its hidden partial file, nothing else) is taken
-        // away: the folder is empty of anything of the user's.
-        let inside = try entries()
-        guard inside.allSatisfy(Self.isPartial) else { throw LibraryError.destinationNotEmpty(path) }
-        for name in inside { unlinkat(fd, name, 0) }
+        // What an export killed mid-file leaves (its hidden partial file) is taken away.
+        for name in try entries() where Self.isPartial(name) { unlinkat(fd, name, 0) }
     }
 
     /// Opens `name` in `parent`, creating it if needed; a symbolic link is refused.
@@ -160,6 +166,72 @@ final class ExportFolder {
     /// glibc's renameat2 (2.28 on), looked up by name: the Glibc module does not declare it.
     private static let renameat2 = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2").map {
         unsafeBitCast($0, to: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32).self)
+    }
+
+    /// Writes `data` as `name`, replacing the file there (the manifest and the gallery of an
+    /// export updated in place): under a temporary name, synced, then renamed over it.
+    func replace(_ name: String, _ data: Data) throws {
+        let temporary = ".\(name).partial-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+        try write(temporary, data)
+        guard renameat(fd, temporary, fd, name) == 0 else {
+            let code = errno
+            unlinkat(fd, temporary, 0)
+            throw ExportError.destination(path: path + "/" + name, operation: "writing", errno: code)
+        }
+    }
+
+    /// The size of the regular file `name` in this folder (not following a link); nil when there
+    /// is none, or it is something else.
+    func size(of name: String) -> Int? {
+        var info = stat()
+        guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+
+    /// Whether `name` in this folder is a folder (not a link to one).
+    func isFolder(_ name: String) -> Bool {
+        var info = stat()
+        return fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// The SHA-256 of the regular file `name` in this folder (not following a link), read in
+    /// chunks; nil when it cannot be read.
+    func sha256(of name: String) -> String? {
+        let file = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Foundation.read(file, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { return nil }
+            if n == 0 { break }
+            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
+        }
+        return hasher.finish().hex
+    }
+
+    /// The bytes of the regular file `name` in this folder (not following a link), when it holds
+    /// at most `limit`; nil otherwise.
+    func read(_ name: String, limit: Int) -> Data? {
+        let file = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= limit else { return nil }
+        var data = Data(count: Int(info.st_size))
+        guard ImportFile.fill(&data, from: file) == nil else { return nil }
+        return data
+    }
+
+    /// Deletes the file `name` in this folder (a link itself, never what it points to).
+    func remove(_ name: String) throws {
+        guard unlinkat(fd, name, 0) == 0 || errno == ENOENT else {
+            throw ExportError.destination(path: path + "/" + name, operation: "deleting", errno: errno)
+        }
     }
 
     /// Makes the folder's entries durable (after the renames).

@@ -63,6 +63,12 @@ struct FileNames {
         return candidate
     }
 
+    /// Takes `name` as it is (a file already in the folder), so that no claim gives it.
+    mutating func reserve(_ name: String) {
+        used.insert(Self.key(name))
+        usedSimple.insert(Self.simpleKey(name))
+    }
+
     /// A plain-ASCII name for `name` (transliterated: "été" → "ete", "東京" → "dong jing"; what
     /// has no Latin form becomes "_"), claimed like any other, for a medium that refused `name`
     /// (Debian's fusefat refuses every name that is not ASCII); nil when `name` is ASCII already.

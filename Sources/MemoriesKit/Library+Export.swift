@@ -71,6 +71,29 @@ public struct ExportManifest: Codable, Equatable {
     public var warnings: [Failure]
     /// The version that wrote it: "memories 0.5.0" (absent from manifests of before 0.5.0).
     public var generator: String? = MemoriesVersion.generator
+    /// The options it was written with, beside `format` (absent from manifests before 0.6.0): an
+    /// export into a folder exported before with the same ones updates it.
+    public var maxSize: Int?
+    /// See `maxSize`.
+    public var quality: Int?
+    /// See `maxSize`.
+    public var stripMetadata: Bool?
+    /// See `maxSize`.
+    public var html: Bool?
+    /// The SHA-256 of each file written (photos, thumbnails, previews), by its path in the folder
+    /// (absent from manifests before 0.6.0): an update deletes a file only while it has it.
+    public var checksums: [String: String]?
+    /// With an update: the files it deleted (photos no longer in the memory, or written again),
+    /// and those it left because they changed since they were written. Not in `manifest.json`.
+    public var deleted: [String]?
+    /// See `deleted`.
+    public var leftAlone: [String]?
+
+    /// Whether it was written with `options` (an export with them can update it).
+    func matches(_ options: ExportOptions) -> Bool {
+        format == options.format.rawValue && maxSize == options.maxSize && quality == options.quality
+            && stripMetadata == options.stripMetadata && html == options.html
+    }
 }
 
 extension MemoryDetail {
@@ -97,14 +120,20 @@ extension Library {
     /// - Throws: `ExportError` when the destination cannot be written (the export stops there),
     ///   `LibraryError.notADirectory` / `.destinationNotEmpty`.
     /// `progress` is told after each photo: photos done, photos in all, bytes written so far.
+    ///
+    /// A folder this tool exported the same memory into before, with the same options, is updated
+    /// in place (`ExportUpdate`): photos no longer in the memory are deleted, new ones written,
+    /// the others left untouched, and the manifest and gallery replaced whole.
     public func export(_ memory: Memory, to destination: URL, options: ExportOptions,
                        progress: ((_ done: Int, _ total: Int, _ bytes: Int64) -> Void)? = nil) throws -> ExportManifest {
-        let folder = try ExportFolder(creatingEmpty: destination.standardizedFileURL.path)
-        return try export(memory, into: folder, options: options, progress: progress)
+        let folder = try ExportFolder(creating: destination.standardizedFileURL.path)
+        let previous = try folder.entries().isEmpty ? nil : try ExportUpdate.previous(in: folder, of: memory, options: options)
+        return try export(memory, into: folder, options: options, previous: previous, progress: progress)
     }
 
-    /// Writes the export into an opened folder (the part of `export(_:to:options:)` after opening it).
-    func export(_ memory: Memory, into dest: ExportFolder, options: ExportOptions,
+    /// Writes the export into an opened folder (the part of `export(_:to:options:)` after opening
+    /// it), updating the export `previous` describes when there is one.
+    func export(_ memory: Memory, into dest: ExportFolder, options: ExportOptions, previous: ExportManifest? = nil,
                 progress: ((Int, Int, Int64) -> Void)? = nil) throws -> ExportManifest {
         let thumbs = options.html ? try ExportFolder(subfolder: "thumbs", of: dest) : nil
         let previews = options.html ? try ExportFolder(subfolder: "previews", of: dest) : nil
@@ -114,13 +143,29 @@ extension Library {
         var manifest = ExportManifest(
             memory: .init(id: memory.id.uuidString.lowercased(), title: memory.title,
                           date: options.stripMetadata ? nil : Display.iso(memory.date), notes: memory.notes),
-            exportedAt: Display.iso(Date()), format: options.format.rawValue, files: [], failed: [], warnings: [])
+            exportedAt: Display.iso(Date()), format: options.format.rawValue, files: [], failed: [], warnings: [],
+            maxSize: options.maxSize, quality: options.quality, stripMetadata: options.stripMetadata, html: options.html)
         let all = images(of: memory)
+        var checksums: [String: String] = [:]
+        // An update: what stays, deleted first (checked against the manifest), and every name
+        // in the folders taken, so that nothing there is written over.
+        let update = try previous.map { try ExportUpdate(previous: $0, photos: all, folder: dest, thumbs: thumbs, previews: previews) }
+        if update != nil {
+            for name in try dest.entries() { names.reserve(name) }
+            for name in try thumbs?.entries() ?? [] { thumbNames.reserve(name) }
+            for name in try previews?.entries() ?? [] { previewNames.reserve(name) }
+        }
         // A bucket's object is called damaged only once two downloads agreed on its wrong bytes.
         let place = blobs is S3BlobStore ? "the bucket \(blobs.locationDescription)" : "the library"
         var writtenBytes: Int64 = 0
         for (index, image) in all.enumerated() {
             defer { progress?(index + 1, all.count, writtenBytes) }
+            if let kept = update?.keep[image.sha256] {
+                manifest.files.append(kept)
+                for path in [kept.file, kept.thumbnail, kept.preview].compactMap({ $0 }) { checksums[path] = update?.checksums[path] }
+                writtenBytes += Int64(kept.bytes)
+                continue
+            }
             func fail(_ reason: String) {
                 manifest.failed.append(.init(originalFilename: image.filename,
                                              reason: LibraryError.damagedImage(filename: image.filename, reason: reason, place: place).localizedDescription))
@@ -140,7 +185,9 @@ extension Library {
                 && !["jpeg", "png"].contains(image.format)
             let jpg = ImageFormat.jpeg.fileExtension
             let ext: String? = options.format == .original ? (convertsOriginal ? jpg : nil) : (options.format == .png ? ImageFormat.png.fileExtension : jpg)
-            var name = names.claim(image.filename, extension: ext)
+            // A copy a killed update wrote and did not list keeps its name, and is not written again.
+            let adopted = update?.adopted[image.sha256]
+            var name = adopted ?? names.claim(image.filename, extension: ext)
             /// Writes the file under `name`; a medium that refuses the name (FAT through fusefat
             /// refuses any name that is not ASCII) gets its plain-ASCII form, and `name` says which.
             func writing(_ write: (String) throws -> Void) throws {
@@ -165,13 +212,17 @@ extension Library {
                     original = bytes
                     let stripped = try Imaging.strippingMetadata(bytes, limits: .default)
                     try writing { try dest.write($0, stripped.data) }
+                    checksums[name] = SHA256.digest(stripped.data).hex
                     let info = try Imaging.probe(stripped.data)
                     (written, width, height) = (stripped.data.count, info.width, info.height)
                     writtenFormat = stripped.format.rawValue
                     if let note = stripped.note { manifest.warnings.append(.init(originalFilename: image.filename, reason: "\(image.filename): \(note)")) }
+                } else if options.format == .original && options.maxSize == nil, adopted != nil {
+                    checksums[name] = digest.hex
                 } else if options.format == .original && options.maxSize == nil {
                     // Streamed; the hash is checked after the last chunk, before the file gets its name.
                     try writing { try dest.write($0) { sink in try blobs.readVerified(digest, chunk: sink) } }
+                    checksums[name] = digest.hex
                 } else {
                     let bytes = try blobs.readVerified(digest)
                     original = bytes
@@ -180,6 +231,7 @@ extension Library {
                     let data = try Imaging.reencode(bytes, as: keepFormat, maxSide: options.maxSize, keepMetadata: !options.stripMetadata)
                     let info = try Imaging.probe(data)
                     try writing { try dest.write($0, data) }
+                    checksums[name] = SHA256.digest(data).hex
                     (written, width, height) = (data.count, info.width, info.height)
                 }
             } catch let error as BlobStoreError where error.isDamage {
@@ -198,6 +250,7 @@ extension Library {
                     let t = thumbNames.claim(name, extension: ImageFormat.jpeg.fileExtension)
                     try thumbs.write(t, thumbnail)
                     thumbName = "thumbs/" + t
+                    checksums[thumbName!] = SHA256.digest(thumbnail).hex
                 }
                 if let warning { manifest.warnings.append(.init(originalFilename: image.filename, reason: warning)) }
             }
@@ -208,6 +261,7 @@ extension Library {
                     let p = previewNames.claim(name, extension: ImageFormat.jpeg.fileExtension)
                     try previews.write(p, made.jpeg)
                     preview = ("previews/" + p, made.width, made.height)
+                    checksums["previews/" + p] = SHA256.digest(made.jpeg).hex
                 }
             }
             writtenBytes += Int64(written)
@@ -216,13 +270,23 @@ extension Library {
                                         takenAt: options.stripMetadata ? nil : image.takenAt.map(Display.iso),
                                         preview: preview?.name, previewWidth: preview?.width, previewHeight: preview?.height))
         }
+        manifest.checksums = checksums
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try dest.write("manifest.json", try encoder.encode(manifest))
-        if options.html { try dest.write("index.html", Data(Gallery.html(manifest).utf8)) }
+        // The files first, synced; then the manifest that lists them, replacing the old whole.
         try thumbs?.sync()
         try previews?.sync()
         try dest.sync()
+        if update != nil {
+            try dest.replace("manifest.json", try encoder.encode(manifest))
+            if options.html { try dest.replace("index.html", Data(Gallery.html(manifest).utf8)) }
+        } else {
+            try dest.write("manifest.json", try encoder.encode(manifest))
+            if options.html { try dest.write("index.html", Data(Gallery.html(manifest).utf8)) }
+        }
+        try dest.sync()
+        manifest.deleted = update?.deleted
+        manifest.leftAlone = update?.leftAlone
         return manifest
     }
 

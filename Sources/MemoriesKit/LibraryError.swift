@@ -9,6 +9,10 @@ public enum LibraryError: Error, Equatable, LocalizedError {
     case ambiguousImage(String, memory: String, candidates: [String])
     case notADirectory(String)
     case destinationNotEmpty(String)
+    /// The folder holds the export of another memory (its title).
+    case exportOfAnotherMemory(String, title: String)
+    /// The folder holds this memory's export, written with other options (as described).
+    case exportedOtherwise(String, described: String)
     /// A photo whose stored bytes are missing or damaged: its name, why, and where it is kept
     /// ("the library", or the bucket's location).
     case damagedImage(filename: String, reason: String, place: String = "the library")
@@ -79,6 +83,10 @@ public enum LibraryError: Error, Equatable, LocalizedError {
             return "\(path) exists and is not a folder"
         case .destinationNotEmpty(let path):
             return "\(path) is not empty; export into a new or empty folder"
+        case .exportOfAnotherMemory(let path, let title):
+            return "\(path) holds the export of another memory ('\(title)'); export into a new or empty folder"
+        case .exportedOtherwise(let path, let described):
+            return "\(path) holds this memory's export made with \(described); export again with those options to update it, or into a new folder"
         case .damagedImage(let filename, let reason, let place):
             return "\(filename) is damaged in \(place) and was not exported: \(reason) (run `memories verify`)"
         case .noLibrary(let path, let photosLeft):

@@ -73,8 +73,9 @@ extension Command {
                                       flags: Set(all.filter { $0.value == nil }.map(\.name)),
                                       short: Dictionary(uniqueKeysWithValues: all.compactMap { option in option.short.map { ($0, option.name) } }))
         let given = arguments.positionals.count
-        if given < positionals.count {
-            throw UsageError(message: "missing " + positionals[given...].map(\.placeholder).joined(separator: " "))
+        let required = positionals.filter { !$0.optional }
+        if given < required.count {
+            throw UsageError(message: "missing " + required[given...].map(\.placeholder).joined(separator: " "))
         }
         if given > positionals.count && positionals.last?.repeats != true {
             throw UsageError(message: "too many arguments: \(arguments.positionals.dropFirst(positionals.count).map { Output.escaped($0) }.joined(separator: " "))")
@@ -92,12 +93,16 @@ func reflow(_ text: String, width: Int = 100) -> String {
 
 /// A positional argument, declared once: its placeholder in the usage line (`<memory>`) and
 /// whether it takes one word or one or more (`<folder-or-file>...`).
+/// An optional one (`[<memory>]`) is left out when an option stands for it (`export --all`): the
+/// command says which, and the parser only counts the others as required.
 struct Positional {
     let placeholder: String
     let repeats: Bool
+    var optional = false
 
     static func one(_ placeholder: String) -> Positional { Positional(placeholder: placeholder, repeats: false) }
     static func oneOrMore(_ placeholder: String) -> Positional { Positional(placeholder: placeholder, repeats: true) }
+    static func optional(_ placeholder: String) -> Positional { Positional(placeholder: placeholder, repeats: false, optional: true) }
 
-    var usage: String { repeats ? placeholder + "..." : placeholder }
+    var usage: String { optional ? "[\(placeholder)]" : repeats ? placeholder + "..." : placeholder }
 }

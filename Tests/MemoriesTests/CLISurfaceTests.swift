@@ -58,7 +58,7 @@ import Testing
         #expect(short.status == 64 && short.stderr.contains("unknown option '-x' (short options here: -h, -j, -n, -q, -v)"))
         // Positional arguments are counted against the command's declaration.
         let missing = try box.run("export", "x")
-        #expect(missing.status == 64 && missing.stderr.contains("missing <dest>\nUsage: memories export <memory> <dest>"), "\(missing.stderr)")
+        #expect(missing.status == 64 && missing.stderr.contains("missing <dest> (or --all to export every memory into <dest>)\nUsage: memories export [<memory>] <dest>"), "\(missing.stderr)")
         let extra = try box.run("show", "a", "b")
         #expect(extra.status == 64 && extra.stderr.contains("too many arguments: b\nUsage: memories show <memory>"), "\(extra.stderr)")
         let none = try box.run("import")
@@ -227,7 +227,7 @@ import Testing
         let help = try box.run("export", "--help").stdout
         let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.first == "Export a memory's photos into a folder.")
-        #expect(help.contains("Usage: memories export <memory> <dest> [--format F] [--max-size PX] [--quality Q] [--strip-metadata]\n       [--html] [-q|--quiet] [-v|--verbose] [--json]\n"), "\(help)")
+        #expect(help.contains("Usage: memories export [<memory>] <dest> [--format F] [--max-size PX] [--quality Q]\n       [--strip-metadata] [--html] [--all] [-q|--quiet] [-v|--verbose] [--json]\n"), "\(help)")
         // Every option line has its help in one column, and no line is wider than the page.
         let options = lines.drop { $0 != "Options:" }.dropFirst().prefix { !$0.isEmpty }
         #expect(options.count >= 9)

@@ -1,0 +1,106 @@
+import Foundation
+
+/// An export into a folder this tool exported the same memory into before, with the same options:
+/// what its manifest says stays, what goes, and what is left alone.
+///
+/// - A photo still in the memory whose file is there at the size the manifest gives (with its
+///   thumbnail and preview, for a gallery) stays untouched.
+/// - Every other file the manifest lists (a photo no longer in the memory, or one whose file is
+///   missing or of another size) is deleted, but only while its SHA-256 is the one the manifest
+///   recorded: a file changed since it was written is left alone and named. A path the manifest
+///   gives that is not a plain name in the folder or its `thumbs`/`previews` is never touched.
+/// - Deleting comes first, then writing; the manifest is replaced last. A file an update killed
+///   before that wrote is not in the manifest: a photo copied byte for byte is recognised by its
+///   SHA-256 and kept under its name (`adopted`); other files such a kill leaves stay, and the
+///   photo is written again under a second name.
+struct ExportUpdate {
+    /// What stays, by the photo's SHA-256.
+    var keep: [String: ExportManifest.File] = [:]
+    /// The recorded SHA-256 of the files that stay, by path.
+    var checksums: [String: String] = [:]
+    /// Files in the folder no manifest lists that are a photo's original byte for byte, by its SHA-256.
+    var adopted: [String: String] = [:]
+    /// Paths deleted.
+    var deleted: [String] = []
+    /// Paths left because they changed since they were written.
+    var leftAlone: [String] = []
+
+    /// The largest `manifest.json` read.
+    static let manifestLimit = 64 << 20
+
+    /// The manifest of the export in `folder`, when it is this memory's and was written with
+    /// `options`; otherwise the folder is refused, with why.
+    static func previous(in folder: ExportFolder, of memory: Memory, options: ExportOptions) throws -> ExportManifest {
+        guard let size = folder.size(of: "manifest.json"), size <= manifestLimit, let data = folder.read("manifest.json", limit: manifestLimit),
+              let manifest = try? JSONDecoder().decode(ExportManifest.self, from: data), manifest.generator != nil else {
+            throw LibraryError.destinationNotEmpty(folder.path)
+        }
+        guard manifest.memory.id == memory.id.uuidString.lowercased() else {
+            throw LibraryError.exportOfAnotherMemory(folder.path, title: manifest.memory.title)
+        }
+        guard manifest.matches(options), manifest.checksums != nil else {
+            throw LibraryError.exportedOtherwise(folder.path, described: describe(manifest))
+        }
+        return manifest
+    }
+
+    /// "--format original --html", as the export that wrote `manifest` was asked.
+    static func describe(_ manifest: ExportManifest) -> String {
+        guard manifest.checksums != nil else { return "an earlier version of memories" }
+        var words = ["--format \(manifest.format)"]
+        if let side = manifest.maxSize { words.append("--max-size \(side)") }
+        if manifest.format != "original" || manifest.maxSize != nil, let quality = manifest.quality { words.append("--quality \(quality)") }
+        if manifest.stripMetadata == true { words.append("--strip-metadata") }
+        if manifest.html == true { words.append("--html") }
+        return words.joined(separator: " ")
+    }
+
+    /// Plans the update of `previous` to `photos`, and deletes what goes.
+    init(previous: ExportManifest, photos: [MemoryImage], folder: ExportFolder, thumbs: ExportFolder?, previews: ExportFolder?) throws {
+        let wanted = Set(photos.map(\.sha256))
+        let recorded = previous.checksums ?? [:]
+        /// The folder and name a manifest's path stands for; nil for anything else.
+        func locate(_ path: String) -> (folder: ExportFolder, name: String)? {
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            func plain(_ name: String) -> Bool {
+                !name.isEmpty && name != "." && name != ".." && !ExportFolder.isPartial(name) && !name.contains("\0")
+            }
+            if parts.count == 1, plain(parts[0]), !FileNames.reserved.contains(parts[0]) { return (folder, parts[0]) }
+            if parts.count == 2, plain(parts[1]) {
+                if parts[0] == "thumbs", let thumbs { return (thumbs, parts[1]) }
+                if parts[0] == "previews", let previews { return (previews, parts[1]) }
+            }
+            return nil
+        }
+        var listed = Set<String>()
+        for file in previous.files {
+            let paths = [file.file, file.thumbnail, file.preview].compactMap { $0 }
+            listed.insert(file.file)
+            let located = paths.compactMap(locate)
+            if wanted.contains(file.sha256), keep[file.sha256] == nil, located.count == paths.count,
+               folder.size(of: file.file) == file.bytes, located.allSatisfy({ $0.folder.size(of: $0.name) != nil }) {
+                keep[file.sha256] = file
+                for path in paths { checksums[path] = recorded[path] }
+                continue
+            }
+            for (path, place) in zip(paths, paths.map(locate)) {
+                guard let place, place.folder.size(of: place.name) != nil else { continue }
+                if let expected = recorded[path], place.folder.sha256(of: place.name) == expected {
+                    try place.folder.remove(place.name)
+                    deleted.append(path)
+                } else {
+                    leftAlone.append(path)
+                }
+            }
+        }
+        // What a killed update wrote and did not list: originals, recognised by their bytes.
+        if previous.format == "original" && previous.maxSize == nil && previous.stripMetadata != true {
+            let bySize = Dictionary(grouping: photos.filter { keep[$0.sha256] == nil }, by: \.byteCount)
+            for name in try folder.entries() where !listed.contains(name) && !FileNames.reserved.contains(name) && !ExportFolder.isPartial(name) {
+                guard let size = folder.size(of: name), bySize[size] != nil, let sha256 = folder.sha256(of: name),
+                      bySize[size]?.contains(where: { $0.sha256 == sha256 }) == true, adopted[sha256] == nil else { continue }
+                adopted[sha256] = name
+            }
+        }
+    }
+}
