@@ -79,7 +79,7 @@ enum Gallery {
             var a = links[current];
             shown.src = a.getAttribute("href");
             shown.alt = a.dataset.name;
-            caption.textContent = (a.dataset.date ? a.dataset.date + " · " : "") + a.dataset.name + " · " + (current + 1) + " of " + links.length + " · ";
+            caption.textContent = (a.dataset.caption ? a.dataset.caption + " · " : "") + (a.dataset.date ? a.dataset.date + " · " : "") + a.dataset.name + " · " + (current + 1) + " of " + links.length + " · ";
             var original = document.createElement("a");
             original.href = a.dataset.original;
             original.textContent = "original";
@@ -119,12 +119,13 @@ enum Gallery {
         let small = link(file.thumbnail ?? file.preview ?? file.file)
         let large = link(file.preview ?? file.file)
         let srcset = file.preview != nil && file.thumbnail != nil ? " srcset=\"\(small) 1x, \(large) 2x\"" : ""
-        let alt = day.isEmpty ? name : "\(name), \(day)"
+        let caption = file.caption.map(escape)
+        let alt = caption ?? (day.isEmpty ? name : "\(name), \(day)")
         // The thumbnail's width in pixels (its longest side is 256).
         let thumbnailWidth = w >= h ? min(w, 256) : max(1, w * min(h, 256) / max(h, 1))
-        return "<figure style=\"--w:\(w);--h:\(h);--tw:\(thumbnailWidth)\"><a href=\"\(large)\" data-name=\"\(name)\" data-date=\"\(day)\" data-original=\"\(link(file.file))\">"
+        return "<figure style=\"--w:\(w);--h:\(h);--tw:\(thumbnailWidth)\"><a href=\"\(large)\" data-name=\"\(name)\" data-date=\"\(day)\" data-original=\"\(link(file.file))\"\(caption.map { " data-caption=\"\($0)\"" } ?? "")>"
             + "<img src=\"\(small)\"\(srcset) alt=\"\(alt)\" width=\"\(w)\" height=\"\(h)\" loading=\"lazy\" decoding=\"async\"></a>"
-            + "<figcaption>\(day.isEmpty ? "" : day + " · ")\(name)</figcaption></figure>"
+            + "<figcaption>\(caption.map { $0 + " · " } ?? "")\(day.isEmpty ? "" : day + " · ")\(name)</figcaption></figure>"
     }
 
     /// `text` for an HTML text node or a quoted attribute value. By Unicode scalar, as a browser

@@ -43,6 +43,8 @@ public struct ExportManifest: Codable, Equatable {
         public var bytes: Int
         /// The capture time, ISO 8601 with the offset it was taken at (nil with `--strip-metadata`).
         public var takenAt: String?
+        /// The photo's caption, if it has one.
+        public var caption: String?
         /// With `--html`: the gallery's 1,280 px JPEG of the photo (upright, sRGB) and its size.
         public var preview: String?
         /// The preview's width.
@@ -160,7 +162,10 @@ extension Library {
         var writtenBytes: Int64 = 0
         for (index, image) in all.enumerated() {
             defer { progress?(index + 1, all.count, writtenBytes) }
-            if let kept = update?.keep[image.sha256] {
+            if var kept = update?.keep[image.sha256] {
+                // Its words and date as they are now (`edit --photo` may have changed them).
+                kept.caption = image.caption
+                kept.takenAt = options.stripMetadata ? nil : image.takenAt.map(Display.iso)
                 manifest.files.append(kept)
                 for path in [kept.file, kept.thumbnail, kept.preview].compactMap({ $0 }) { checksums[path] = update?.checksums[path] }
                 writtenBytes += Int64(kept.bytes)
@@ -267,7 +272,7 @@ extension Library {
             writtenBytes += Int64(written)
             manifest.files.append(.init(file: name, thumbnail: thumbName, originalFilename: image.filename, sha256: image.sha256,
                                         format: writtenFormat, width: width, height: height, bytes: written,
-                                        takenAt: options.stripMetadata ? nil : image.takenAt.map(Display.iso),
+                                        takenAt: options.stripMetadata ? nil : image.takenAt.map(Display.iso), caption: image.caption,
                                         preview: preview?.name, previewWidth: preview?.width, previewHeight: preview?.height))
         }
         manifest.checksums = checksums

@@ -40,6 +40,8 @@ public struct MemoryDetail: Codable, Equatable {
         public var takenAtZoneKnown: Bool?
         /// The file's modification time when imported, in the user's time zone.
         public var fileModifiedAt: String?
+        /// Its caption, if one was given.
+        public var caption: String?
     }
     /// The memory's id, lower-case.
     public var id: String
@@ -105,7 +107,7 @@ extension Library {
                       width: image.width, height: image.height, bytes: image.byteCount,
                       takenAt: image.takenAt.map { Display.iso($0, offset: image.takenAtOffset ?? 0) },
                       takenAtZoneKnown: image.takenAt == nil ? nil : image.takenAtOffset != nil,
-                      fileModifiedAt: image.fileModifiedAt.map(Display.iso))
+                      fileModifiedAt: image.fileModifiedAt.map(Display.iso), caption: image.caption)
             })
     }
 
@@ -120,12 +122,21 @@ extension Library {
     /// Sets the capture time of one photo of `memory` (by id, id prefix or file name): the instant
     /// and its offset from UTC, as `show` then prints it. The memory's date is left as it is.
     public func setCaptureTime(of memory: Memory, photo query: String, to date: Date, offset: Int) throws -> MemoryImage {
+        try editPhoto(of: memory, photo: query, capture: (date, offset))
+    }
+
+    /// Changes one photo of `memory` (by id, id prefix or file name): its capture time (the
+    /// instant, and the offset it is shown at) and its caption (an empty one removes it), those given.
+    public func editPhoto(of memory: Memory, photo query: String, capture: (date: Date, offset: Int)? = nil, caption: String? = nil) throws -> MemoryImage {
         let matches = try photos(of: memory, matching: [query])
         guard matches.count == 1 else {
             throw LibraryError.ambiguousImage(query, memory: memory.title, candidates: matches.map { "\($0.id.uuidString.lowercased())  \($0.filename)" })
         }
-        matches[0].takenAt = date
-        matches[0].takenAtOffset = offset
+        if let capture {
+            matches[0].takenAt = capture.date
+            matches[0].takenAtOffset = capture.offset
+        }
+        if let caption { matches[0].caption = caption.isEmpty ? nil : caption }
         try context.save()
         return matches[0]
     }

@@ -92,7 +92,7 @@ public final class Library {
         }
         if !readOnly { privacyNote = try Self.makePrivate(directory) }
         let supportExisted = FileManager.default.fileExists(atPath: support.path)
-        let schema = Schema(versionedSchema: MemoriesSchemaV3.self)
+        let schema = Schema(versionedSchema: MemoriesSchemaV4.self)
         var configuration = ModelConfiguration(schema: schema, url: store, allowsSave: !readOnly)
         if let settings = try BlobSettings.load(from: directory) {
             configuration.blobBackend = try settings.backend(lockDirectory: support)

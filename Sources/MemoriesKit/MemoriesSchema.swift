@@ -22,10 +22,17 @@ enum MemoriesSchemaV3: VersionedSchema {
     static var models: [any PersistentModel.Type] { [Memory.self, MemoryImage.self] }
 }
 
+/// Version 4 gives each photo a caption (a new optional column).
+enum MemoriesSchemaV4: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(4, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Memory.self, MemoryImage.self] }
+}
+
 enum MemoriesMigrationPlan: SchemaMigrationPlan {
-    static var schemas: [any VersionedSchema.Type] { [MemoriesSchemaV1.self, MemoriesSchemaV2.self, MemoriesSchemaV3.self] }
+    static var schemas: [any VersionedSchema.Type] { [MemoriesSchemaV1.self, MemoriesSchemaV2.self, MemoriesSchemaV3.self, MemoriesSchemaV4.self] }
     static var stages: [MigrationStage] {
-        [.lightweight(fromVersion: MemoriesSchemaV2.self, toVersion: MemoriesSchemaV3.self),
+        [.lightweight(fromVersion: MemoriesSchemaV3.self, toVersion: MemoriesSchemaV4.self),
+         .lightweight(fromVersion: MemoriesSchemaV2.self, toVersion: MemoriesSchemaV3.self),
          .custom(fromVersion: MemoriesSchemaV1.self, toVersion: MemoriesSchemaV2.self, willMigrate: { context in
             try context.execute("""
                 DELETE FROM "MemoryImage" WHERE "_pk" NOT IN (SELECT min("_pk") FROM "MemoryImage" GROUP BY "memory", "sha256")

@@ -44,6 +44,9 @@ public final class MemoryImage {
     public var cameraModel: String?
     /// When the photo was imported.
     public var importedAt: Date = Date()
+    /// What the photo shows, in the user's words (`edit --photo NAME --caption`); nil when none
+    /// was given.
+    public var caption: String?
 
     /// A photo row; the import fills the rest, `imageData` and `thumbnailData` included.
     public init(id: UUID = UUID(), filename: String, sha256: String, format: String, width: Int, height: Int, byteCount: Int) {

@@ -137,5 +137,38 @@ import Testing
         #expect(try box.run("edit", "Roll", "--photo", "IMG_0002.jpg", "--date", "2023-02-30").status == 64)
         #expect(try box.run("edit", "Roll", "--photo", "nothing.jpg", "--date", "2023-02-03").status == 1)
     }
+
+    /// A photo's caption is set with `edit --photo`, shown by `show`, carried into an export's
+    /// manifest and gallery (escaped), followed by an export updated in place, and removed by an
+    /// empty one.
+    @Test func aPhotosCaptionIsShownExportedAndFollowed() throws {
+        let box = Sandbox()
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Rome").path, "--title", "Rome").status == 0)
+        let caption = #"Gelato at "Giolitti" <b>"#
+        let edit = try box.run("edit", "Rome", "--photo", "IMG_0002.jpg", "--caption", caption)
+        #expect(edit.status == 0 && edit.stdout == "updated the caption of IMG_0002.jpg in 'Rome'\n", "\(edit.stdout) \(edit.stderr)")
+        struct Show: Decodable { struct Image: Decodable { var filename: String; var caption: String? }; var images: [Image] }
+        let shown = try box.run("show", "Rome", "--json").json(Show.self).images
+        #expect(shown.first { $0.filename == "IMG_0002.jpg" }?.caption == caption && shown.filter { $0.caption != nil }.count == 1)
+        #expect(try box.run("show", "Rome").stdout.contains("IMG_0002.jpg\n          Gelato at \"Giolitti\" <b>\n"))
+
+        let out = box.url.appendingPathComponent("out")
+        #expect(try box.run("export", "Rome", out.path, "--html").status == 0)
+        struct Manifest: Decodable { struct File: Decodable { var file: String; var caption: String? }; var files: [File] }
+        func captions() throws -> [String: String] {
+            let manifest = try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: out.appendingPathComponent("manifest.json")))
+            return Dictionary(uniqueKeysWithValues: manifest.files.compactMap { file in file.caption.map { (file.file, $0) } })
+        }
+        #expect(try captions() == ["IMG_0002.jpg": caption])
+        let gallery = try String(contentsOf: out.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(gallery.contains(#"data-caption="Gelato at &quot;Giolitti&quot; &lt;b&gt;""#) && !gallery.contains("<b>"))
+
+        // Changed, then cleared: the export updated in place follows.
+        #expect(try box.run("edit", "Rome", "--photo", "IMG_0001.jpg", "--caption", "Arrival").status == 0)
+        #expect(try box.run("edit", "Rome", "--photo", "IMG_0002.jpg", "--caption", "").status == 0)
+        #expect(try box.run("export", "Rome", out.path, "--html").status == 0)
+        #expect(try captions() == ["IMG_0001.jpg": "Arrival"])
+        #expect(try box.run("edit", "Rome", "--caption", "x").status == 64)
+    }
 }
 

@@ -357,8 +357,8 @@ struct RepairJSON: Decodable {
         let lib = try Library(directory: box.library)
         #expect(try lib.context.query("SELECT count(*) FROM \"MemoryImage\"").first?.first == .integer(4))
         #expect(try lib.context.query("SELECT count(*) FROM sqlite_master WHERE name = 'MemoryImage_memory_sha256_unique'").first?.first == .integer(1))
-        #expect(try lib.context.query("SELECT value FROM _osd_metadata WHERE key = 'schemaVersion'").first?.first == .text("3.0.0"))
-        #expect(try lib.context.query("SELECT count(*) FROM pragma_table_info('MemoryImage') WHERE name IN ('takenAtOffset', 'fileModifiedAt')").first?.first == .integer(2))
+        #expect(try lib.context.query("SELECT value FROM _osd_metadata WHERE key = 'schemaVersion'").first?.first == .text("4.0.0"))
+        #expect(try lib.context.query("SELECT count(*) FROM pragma_table_info('MemoryImage') WHERE name IN ('takenAtOffset', 'fileModifiedAt', 'caption')").first?.first == .integer(3))
         #expect(try box.run("verify").status == 0)
         #expect(try box.run("show", "Rome", "--json").json(ShowJSON.self).images.count == 4)
     }

@@ -7,7 +7,7 @@ enum ShowCommand: Command {
     static let positionals: [Positional] = [.one("<memory>")]
     static let discussion = "<memory> is an id, a unique id prefix, or a title (case and surrounding spaces ignored when that is unique)."
     static let options: [Option] = [
-        .flag("json", #"print {"id", "title", "date", "notes", "images": [{"id", "filename", "sha256", "format", "width", "height", "bytes", "takenAt", "takenAtZoneKnown", "fileModifiedAt"}]}"#),
+        .flag("json", #"print {"id", "title", "date", "notes", "images": [{"id", "filename", "sha256", "format", "width", "height", "bytes", "takenAt", "takenAtZoneKnown", "fileModifiedAt", "caption"}]}"#),
     ]
     static let examples = [#"memories show "Rome 2024""#, "memories show 3f2a --json"]
 
@@ -39,6 +39,7 @@ enum ShowCommand: Command {
                 fileClock = true
             }
             lines.append("\(image.id.prefix(8))  \(taken)  \(image.format.padded(to: 4)) \("\(image.width)x\(image.height)".padded(to: 10)) \(Display.bytes(image.bytes).padded(to: 9))  \(Output.escaped(image.filename))")
+            if let caption = image.caption { lines.append("          " + Output.escaped(caption).replacingOccurrences(of: "\n", with: "\n          ")) }
         }
         if !lines.isEmpty { Output.print(lines.joined(separator: "\n")) }
         Output.print("\(detail.images.count) photo\(detail.images.count == 1 ? "" : "s"), \(Display.bytes(detail.images.reduce(0) { $0 + $1.bytes })); "
