@@ -77,6 +77,7 @@ let package = Package(
     products: swiftDataProducts + [
         .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
         .library(name: "BlobStore", targets: ["BlobStore"]),
+        .library(name: "BlobStoreS3", targets: ["BlobStoreS3"]),
         .library(name: "Imaging", targets: ["Imaging"]),
         .executable(name: "memories", targets: ["memories"]),
         .executable(name: "osd-bench", targets: ["osd-bench"]),
@@ -88,7 +89,10 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "BlobStore", dependencies: ["CCrypto", "CCurl"]),
+        .target(name: "BlobStore", dependencies: ["CCrypto"]),
+        // The S3 client and store: what needs libcurl and an XML parser, apart from the local store
+        // that OpenSwiftData (and so the SwiftData product) uses.
+        .target(name: "BlobStoreS3", dependencies: ["BlobStore", "CCurl", "CCrypto"]),
         .target(
             name: "CImaging",
             cSettings: [.unsafeFlags(["-I/usr/include/libpng16", "-I/usr/include/x86_64-linux-gnu", "-Wall", "-Wextra", "-Wno-unused-parameter"])],
@@ -99,7 +103,7 @@ let package = Package(
                              .linkedLibrary("lcms2")]
         ),
         .target(name: "Imaging", dependencies: ["CImaging"]),
-        .executableTarget(name: "blob-tool", dependencies: ["BlobStore"]),
+        .executableTarget(name: "blob-tool", dependencies: ["BlobStore", "BlobStoreS3"]),
         .macro(
             name: "OpenSwiftDataMacros",
             swiftSettings: hostSwiftFlags,
@@ -111,8 +115,8 @@ let package = Package(
         .target(name: "CHandoff"),
         .target(name: "OpenSwiftData", dependencies: ["CSQLite", "CHandoff", "BlobStore", "OpenSwiftDataMacros"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
-        .target(name: "MemoriesKit", dependencies: ["OpenSwiftData", "BlobStore", "Imaging"]),
-        .executableTarget(name: "memories", dependencies: ["MemoriesKit", "BlobStore", "OpenSwiftData"]),
+        .target(name: "MemoriesKit", dependencies: ["OpenSwiftData", "BlobStore", "BlobStoreS3", "Imaging"]),
+        .executableTarget(name: "memories", dependencies: ["MemoriesKit", "BlobStore", "BlobStoreS3", "OpenSwiftData"]),
         .executableTarget(name: "osd-demo", dependencies: ["OpenSwiftData"], path: "Examples/osd-demo"),
         .executableTarget(name: "gradebook", dependencies: ["OpenSwiftData"] + swiftDataModule, path: "Examples/gradebook"),
         .executableTarget(name: "pocket-budget", dependencies: ["OpenSwiftData"] + swiftDataModule, path: "Examples/pocket-budget"),
@@ -122,14 +126,14 @@ let package = Package(
         // Tests' stand-in services: a loopback listener whose accepting thread owns its socket.
         .target(name: "LoopbackListener", path: "Tests/LoopbackListener"),
         .executableTarget(name: "blob-bench", dependencies: ["BlobStore"], path: "Benchmarks/blob-bench"),
-        .executableTarget(name: "s3-bench", dependencies: ["BlobStore"], path: "Benchmarks/s3-bench"),
+        .executableTarget(name: "s3-bench", dependencies: ["BlobStore", "BlobStoreS3"], path: "Benchmarks/s3-bench"),
         .executableTarget(name: "thumb-bench", dependencies: ["Imaging"], path: "Benchmarks/thumb-bench"),
-        .executableTarget(name: "scale-gen", dependencies: ["MemoriesKit", "BlobStore", "OpenSwiftData"], path: "Benchmarks/scale-gen"),
-        .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore", "LoopbackListener"]),
+        .executableTarget(name: "scale-gen", dependencies: ["MemoriesKit", "BlobStore", "BlobStoreS3", "OpenSwiftData"], path: "Benchmarks/scale-gen"),
+        .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore", "BlobStoreS3", "LoopbackListener"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CImaging"]),
         .testTarget(name: "ExamplesTests"),
-        .testTarget(name: "MemoriesTests", dependencies: ["MemoriesKit", "BlobStore", "Imaging", "OpenSwiftData", "LoopbackListener", "CSQLite"]),
-        .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "BlobStore", "CSQLite", "UIKit"]),
+        .testTarget(name: "MemoriesTests", dependencies: ["MemoriesKit", "BlobStore", "BlobStoreS3", "Imaging", "OpenSwiftData", "LoopbackListener", "CSQLite"]),
+        .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "BlobStore", "BlobStoreS3", "CSQLite", "UIKit"]),
         .testTarget(
             name: "OpenSwiftDataMacrosTests",
             dependencies: ["OpenSwiftDataMacros"],

@@ -14,7 +14,7 @@ rm -f "$log"
 graphs=$(find .build -type d -name symbolgraph -print -quit)
 [ -n "$graphs" ] || { echo "build-docs: no symbol graphs under .build" >&2; exit 1; }
 mkdir -p "$out"
-for module in OpenSwiftData BlobStore Imaging MemoriesKit; do
+for module in OpenSwiftData BlobStore BlobStoreS3 Imaging MemoriesKit; do
   dir=$(mktemp -d)
   cp "$graphs/$module".symbols.json "$graphs/$module"@*.symbols.json "$dir"/ 2>/dev/null || true
   [ -s "$dir/$module.symbols.json" ] || { echo "build-docs: no symbol graph for $module in $graphs" >&2; exit 1; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Docs that stay true (issue 18): fails on
-  - a public declaration of OpenSwiftData, BlobStore, Imaging or MemoriesKit without a `///` comment
+  - a public declaration of OpenSwiftData, BlobStore, BlobStoreS3, Imaging or MemoriesKit without a `///` comment
     (on the line above it, attributes aside), and
   - a relative link in README.md or docs/*.md to a file that does not exist.
 Usage: scripts/check-docs.py"""
@@ -8,7 +8,7 @@ import glob, os, re, sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(root)
-modules = ["OpenSwiftData", "BlobStore", "Imaging", "MemoriesKit"]
+modules = ["OpenSwiftData", "BlobStore", "BlobStoreS3", "Imaging", "MemoriesKit"]
 keywords = r"(?:static|final|class|override|required|convenience|mutating|nonisolated|indirect|open)"
 decl = re.compile(r"^\s*(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:" + keywords + r"\s+)*public\s+(?:" + keywords +
                   r"\s+)*(func|var|let|init|struct|class|enum|protocol|typealias|case|subscript|actor)\b(.*)$")

@@ -8,6 +8,7 @@
 // with `aws s3 cp --recursive` (its default 10 concurrent requests, no checksum the service checks).
 // Prints the median of each, MB/s and the ratio. (scripts/s3-test-cluster.sh start gives a service.)
 import BlobStore
+import BlobStoreS3
 import Foundation
 
 func now() -> Double {

@@ -11,7 +11,7 @@ public struct BlobDigest: Hashable, Comparable, Codable, Sendable, CustomStringC
     }
 
     /// Accepts exactly 64 lower-case hex characters, as file names in the store are.
-    init?<S: StringProtocol>(exactHex text: S) {
+    package init?<S: StringProtocol>(exactHex text: S) {
         guard text.utf8.count == 64, text.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
         hex = String(text)
     }

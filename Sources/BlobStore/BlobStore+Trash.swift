@@ -10,6 +10,8 @@ extension BlobStore {
         public var count = 0
         /// Their bytes.
         public var bytes: Int64 = 0
+
+        package init(count: Int = 0, bytes: Int64 = 0) { (self.count, self.bytes) = (count, bytes) }
     }
 
     /// Moves a blob into the trash (after the rows referencing it were deleted and committed).

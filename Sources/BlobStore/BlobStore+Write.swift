@@ -12,6 +12,10 @@ extension BlobStore {
         public let size: Int64
         /// False when the blob was already stored (nothing was rewritten).
         public let isNew: Bool
+
+        package init(digest: BlobDigest, size: Int64, isNew: Bool) {
+            (self.digest, self.size, self.isNew) = (digest, size, isNew)
+        }
     }
 
     /// Stores `data`; durable when it returns.
@@ -316,7 +320,7 @@ func readChunk(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, _ path: 
 /// Gives `length` bytes of `fd` from `offset` to `body`, a MiB at a time, read with pread (the
 /// file's position is neither used nor moved), retrying EINTR; a file that ends before them is
 /// an I/O error on `path`.
-func forEachChunk(of fd: Int32, offset: Int64 = 0, length: Int64, _ path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+package func forEachChunk(of fd: Int32, offset: Int64 = 0, length: Int64, _ path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
     var buffer = [UInt8](repeating: 0, count: 1 << 20)
     var done: Int64 = 0
     while done < length {

@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreS3
 import Foundation
 
 /// Where a library keeps its photos when they are not in its own folder: an S3 bucket, recorded

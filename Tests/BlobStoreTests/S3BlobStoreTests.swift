@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BlobStore
+@testable import BlobStoreS3
 
 /// The S3 store keeps the local store's rules, against a real service (see S3ClientTests).
 @Suite(.enabled(if: s3Endpoint != nil, "needs S3_TEST_ENDPOINT (scripts/s3-test-cluster.sh start)"))

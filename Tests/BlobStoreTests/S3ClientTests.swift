@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BlobStore
+@testable import BlobStoreS3
 
 /// The endpoint of a real S3 service for the tests (`scripts/s3-test-cluster.sh start`, which
 /// `.ci/run` does): S3_TEST_ENDPOINT and the keys in AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LoopbackListener
 @testable import BlobStore
+@testable import BlobStoreS3
 
 /// A local HTTP service that answers each request with the next of `answers` (status, and an S3
 /// error code, a body of its own starting with "<", or "" for none), one connection per request,

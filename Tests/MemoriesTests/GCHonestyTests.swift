@@ -1,4 +1,5 @@
 @testable import BlobStore
+@testable import BlobStoreS3
 import Foundation
 import Testing
 

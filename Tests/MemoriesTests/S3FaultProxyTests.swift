@@ -1,4 +1,5 @@
 import BlobStore
+import BlobStoreS3
 import Foundation
 import LoopbackListener
 import Testing

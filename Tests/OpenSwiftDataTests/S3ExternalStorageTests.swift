@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import BlobStore
+import BlobStoreS3
 @testable import OpenSwiftData
 
 /// A real S3 service for the tests (`scripts/s3-test-cluster.sh start`, which scripts/test.sh does).

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 /// Where a store's objects live in an S3-compatible service: endpoint, region, bucket and key prefix.

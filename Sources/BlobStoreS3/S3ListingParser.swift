@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML

@@ -1,3 +1,4 @@
+import BlobStore
 import CCrypto
 import Foundation
 

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 /// A multipart upload begun and neither completed nor aborted (its parts are stored, and billed,

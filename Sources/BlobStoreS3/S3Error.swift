@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 /// What went wrong talking to an S3-compatible service, in words that say what to do.

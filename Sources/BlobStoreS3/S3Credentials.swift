@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 /// An access key for S3 request signing. Never written into a library: read at each start from the

@@ -27,6 +27,7 @@
 //     through two libraries are not supported: the lock does not reach across them.)
 // (7) Nothing trusts a name: reads re-hash what they download; `verify` re-hashes every object.
 // (8) The owner object holds the identity of the database; sweeps compare before deciding.
+import BlobStore
 import Foundation
 
 /// A content-addressed blob store in an S3-compatible bucket, with the local store's guarantees.

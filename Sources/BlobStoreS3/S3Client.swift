@@ -1,3 +1,4 @@
+import BlobStore
 import CCurl
 import Foundation
 
