@@ -1,12 +1,31 @@
-// swift-tools-version:6.0
-// The manifest finds the toolchain's own SwiftSyntax (its `lib/swift/host` folder) so that the
-// macro plugin builds without fetching swift-syntax. See docs/ARCHITECTURE.md, "Building the macros".
+// swift-tools-version:6.2
+// Where the macros get SwiftSyntax (see docs/ARCHITECTURE.md, "Building the macros"):
+// - `package`: the swift-syntax package, by version, as macro packages do. What a package that adds
+//   OpenSwiftData by version gets; no target of a library product then has an unsafe flag.
+// - `toolchain`: the toolchain's own SwiftSyntax modules (`lib/swift/host`), found from the
+//   toolchain that runs this manifest: builds with no network and no package registry.
+// OPENSWIFTDATA_SWIFT_SYNTAX=package|toolchain chooses (the scripts and .ci/run set `toolchain`);
+// unset, a checkout of this package as another's dependency takes `package`, and this package
+// built from its own folder (or as a path dependency) takes `toolchain`.
 import PackageDescription
 import CompilerPluginSupport
 import Foundation
 
+/// Whether this package is built from its own folder (or as a path dependency), not from a
+/// checkout of it as another package's dependency.
+let builtFromItsOwnFolder = !Context.packageDirectory.contains("/checkouts/")
+
+let toolchainSyntax: Bool = {
+    switch ProcessInfo.processInfo.environment["OPENSWIFTDATA_SWIFT_SYNTAX"] {
+    case "toolchain": return true
+    case "package": return false
+    default: return builtFromItsOwnFolder
+    }
+}()
+
 /// The toolchain's `lib/swift/host` folder, found from the toolchain that runs this manifest.
 let swiftHost: String = {
+    guard toolchainSyntax else { return "" }
     var tried: [String] = []
     func accept(_ candidate: String) -> String? {
         let path = URL(fileURLWithPath: candidate).standardizedFileURL.path
@@ -39,19 +58,29 @@ let swiftHost: String = {
     let message = """
     error: OpenSwiftData cannot find the toolchain's SwiftSyntax modules (lib/swift/host/SwiftSyntaxMacros.swiftmodule).
     Tried: \(tried.isEmpty ? "nothing (no libPackageDescription.so in /proc/self/maps, no swiftc on PATH)" : tried.joined(separator: ", "))
-    Set OPENSWIFTDATA_SWIFT_HOST to the folder `<toolchain>/usr/lib/swift/host` and build again.
+    Set OPENSWIFTDATA_SWIFT_HOST to the folder `<toolchain>/usr/lib/swift/host`, or OPENSWIFTDATA_SWIFT_SYNTAX=package
+    to build with the swift-syntax package instead, and build again.
     """
     FileHandle.standardError.write(Data((message + "\n").utf8))
     return "/nonexistent-swift-host"
 }()
 
-let hostSwiftFlags: [SwiftSetting] = [.unsafeFlags(["-I", swiftHost])]
-let hostLinkFlags: [LinkerSetting] = [
-    .unsafeFlags(["-L", swiftHost, "-Xlinker", "-rpath", "-Xlinker", swiftHost]),
-    .linkedLibrary("SwiftSyntax"), .linkedLibrary("SwiftSyntaxMacros"), .linkedLibrary("SwiftSyntaxBuilder"),
-    .linkedLibrary("SwiftDiagnostics"), .linkedLibrary("SwiftParser"), .linkedLibrary("SwiftBasicFormat"),
-    .linkedLibrary("SwiftSyntaxMacroExpansion"), .linkedLibrary("SwiftCompilerPluginMessageHandling"),
-    .linkedLibrary("SwiftOperators"), .linkedLibrary("SwiftParserDiagnostics"),
+/// What the macro target (and its tests) take to reach SwiftSyntax: the toolchain's modules by
+/// search path and library name, or the swift-syntax package's products.
+let syntaxModules = ["SwiftSyntax", "SwiftSyntaxMacros", "SwiftSyntaxBuilder", "SwiftDiagnostics", "SwiftParser",
+                     "SwiftBasicFormat", "SwiftSyntaxMacroExpansion", "SwiftCompilerPluginMessageHandling",
+                     "SwiftOperators", "SwiftParserDiagnostics"]
+let syntaxDependencies: [Target.Dependency] = toolchainSyntax ? [] : [
+    "SwiftSyntax", "SwiftSyntaxMacros", "SwiftSyntaxBuilder", "SwiftDiagnostics", "SwiftParser", "SwiftSyntaxMacroExpansion",
+    "_SwiftCompilerPluginMessageHandling",
+].map { .product(name: $0, package: "swift-syntax") }
+let hostSwiftFlags: [SwiftSetting] = toolchainSyntax ? [.unsafeFlags(["-I", swiftHost])] : []
+let hostLinkFlags: [LinkerSetting] = toolchainSyntax
+    ? [.unsafeFlags(["-L", swiftHost, "-Xlinker", "-rpath", "-Xlinker", swiftHost])] + syntaxModules.map { .linkedLibrary($0) }
+    : []
+/// swift-syntax 603 is Swift 6.3's; the macros are built and tested against it.
+let syntaxPackage: [Package.Dependency] = toolchainSyntax ? [] : [
+    .package(url: "https://github.com/swiftlang/swift-syntax.git", "603.0.0"..<"700.0.0"),
 ]
 
 /// `SwiftData`: OpenSwiftData under SwiftData's module name, so that model code builds unchanged.
@@ -85,6 +114,7 @@ let package = Package(
         .executable(name: "gradebook", targets: ["gradebook"]),
         .executable(name: "pocket-budget", targets: ["pocket-budget"]),
     ],
+    dependencies: syntaxPackage,
     targets: swiftDataTargets + [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
@@ -95,7 +125,9 @@ let package = Package(
         .target(name: "BlobStoreS3", dependencies: ["BlobStore", "CCurl", "CCrypto"]),
         .target(
             name: "CImaging",
-            cSettings: [.unsafeFlags(["-I/usr/include/libpng16", "-I/usr/include/x86_64-linux-gnu", "-Wall", "-Wextra", "-Wno-unused-parameter"])],
+            // The compiler's warnings where this package is built from its own folder (the flags
+            // are unsafe, so a package that adds it by version builds without them).
+            cSettings: builtFromItsOwnFolder ? [.unsafeFlags(["-Wall", "-Wextra", "-Wno-unused-parameter"])] : [],
             // libheif is not linked: heif.c loads it on first use (dlopen), so that starting the
             // program does not load its codecs.
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("exif"),
@@ -106,15 +138,12 @@ let package = Package(
         .executableTarget(name: "blob-tool", dependencies: ["BlobStore", "BlobStoreS3"]),
         .macro(
             name: "OpenSwiftDataMacros",
+            dependencies: syntaxDependencies,
             swiftSettings: hostSwiftFlags,
             linkerSettings: hostLinkFlags
         ),
-        // Release builds drop the runtime exclusivity checks in the storage hot paths (a fetch
-        // made ~2 checked accesses per row: ~10% of a relationship walk's instructions, perf and
-        // callgrind in docs/performance.md); debug builds, which the tests run, keep them.
         .target(name: "CHandoff"),
-        .target(name: "OpenSwiftData", dependencies: ["CSQLite", "CHandoff", "BlobStore", "OpenSwiftDataMacros"],
-                swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+        .target(name: "OpenSwiftData", dependencies: ["CSQLite", "CHandoff", "BlobStore", "OpenSwiftDataMacros"]),
         .target(name: "MemoriesKit", dependencies: ["OpenSwiftData", "BlobStore", "BlobStoreS3", "Imaging"]),
         .executableTarget(name: "memories", dependencies: ["MemoriesKit", "BlobStore", "BlobStoreS3", "OpenSwiftData"]),
         .executableTarget(name: "osd-demo", dependencies: ["OpenSwiftData"], path: "Examples/osd-demo"),
@@ -136,7 +165,7 @@ let package = Package(
         .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "BlobStore", "BlobStoreS3", "CSQLite", "UIKit"]),
         .testTarget(
             name: "OpenSwiftDataMacrosTests",
-            dependencies: ["OpenSwiftDataMacros"],
+            dependencies: ["OpenSwiftDataMacros"] + syntaxDependencies,
             swiftSettings: hostSwiftFlags,
             linkerSettings: hostLinkFlags
         ),

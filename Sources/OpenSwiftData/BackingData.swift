@@ -10,7 +10,7 @@ public final class _BackingData {
     enum State { case detached, inserted, persisted, deleted }
 
     /// One slot per persisted property, in declaration order. `nil` means "not set".
-    var values: ValueSlots
+    @exclusivity(unchecked) var values: ValueSlots
     /// The values as last saved or fetched, kept from the first change on so `rollback()` can restore them.
     var snapshot: ContiguousArray<Any?>? {
         get { extras?.snapshot }
@@ -22,20 +22,20 @@ public final class _BackingData {
         set { if !newValue.isEmpty || extras != nil { extrasForWriting.changed = newValue } }
     }
     // The three one-byte fields are declared together so they share one word of the object.
-    var state = State.detached
+    @exclusivity(unchecked) var state = State.detached
     /// Whether the owner is in its context's list of changed models.
-    var isListedAsChanged = false
+    @exclusivity(unchecked) var isListedAsChanged = false
     /// Whether the context's registry has an entry for this model.
-    var isRegistered = false
+    @exclusivity(unchecked) var isRegistered = false
     /// The row's primary key; 0 before the first save, negative while temporary.
-    var primaryKey: Int64 = 0
+    @exclusivity(unchecked) var primaryKey: Int64 = 0
     weak var context: ModelContext?
     /// The model that owns this backing data. Valid while the model lives, which is as long as anyone can reach this object.
     unowned(unsafe) var owner: AnyObject?
     /// The entity, known once the model is inserted or fetched.
-    var entity: Schema.Entity?
+    @exclusivity(unchecked) var entity: Schema.Entity?
     /// Lazily loaded values (external storage, to-many relationships) not read yet.
-    var unloaded = IndexSetBits()
+    @exclusivity(unchecked) var unloaded = IndexSetBits()
 
     /// The blob digest each external-storage property has in the stored row (by property index).
     var storedDigests: [Int: BlobDigest] {
@@ -60,7 +60,7 @@ public final class _BackingData {
         set { if !newValue.isEmpty || extras != nil { extrasForWriting.pendingMembers = newValue } }
     }
     /// The rows fetched together with this one (for group faulting).
-    var fetchGroup: FetchGroup?
+    @exclusivity(unchecked) var fetchGroup: FetchGroup?
     /// The model, held weakly, when its class has a `deinit` of its own (so `@Model` could not
     /// add the one that takes it out of the registry): how the registry knows it is gone.
     var weakOwner: WeakBox<AnyObject>? {
@@ -71,15 +71,15 @@ public final class _BackingData {
     /// What most models never need (changed, external-storage or own-deinit models do), kept out
     /// of line so that the backing data of a plain fetched row stays small and quick to make.
     final class Extras {
-        var changed = IndexSetBits()
-        var snapshot: ContiguousArray<Any?>?
-        var storedDigests: [Int: BlobDigest] = [:]
-        var external: ExternalStorage?
-        var pendingDigests: [Int: BlobDigest] = [:]
-        var weakOwner: WeakBox<AnyObject>?
-        var pendingMembers: [Int: [any PersistentModel]] = [:]
+        @exclusivity(unchecked) var changed = IndexSetBits()
+        @exclusivity(unchecked) var snapshot: ContiguousArray<Any?>?
+        @exclusivity(unchecked) var storedDigests: [Int: BlobDigest] = [:]
+        @exclusivity(unchecked) var external: ExternalStorage?
+        @exclusivity(unchecked) var pendingDigests: [Int: BlobDigest] = [:]
+        @exclusivity(unchecked) var weakOwner: WeakBox<AnyObject>?
+        @exclusivity(unchecked) var pendingMembers: [Int: [any PersistentModel]] = [:]
     }
-    private var extras: Extras?
+    @exclusivity(unchecked) private var extras: Extras?
     private var extrasForWriting: Extras {
         if let extras { return extras }
         let made = Extras()

@@ -29,8 +29,8 @@ public final class ModelContext {
             return connection
         }
     }
-    private var opened: Connection?
-    private var traceHandler: ((String) -> Void)?
+    @exclusivity(unchecked) private var opened: Connection?
+    @exclusivity(unchecked) private var traceHandler: ((String) -> Void)?
     let schema: Schema
     let uniquenessPolicy: ModelConfiguration.UniquenessPolicy
 
@@ -55,20 +55,20 @@ public final class ModelContext {
 
     // MARK: Tracking
 
-    var insertedList: [any PersistentModel] = []
-    var changedList: [any PersistentModel] = []
-    var deletedList: [any PersistentModel] = []
+    @exclusivity(unchecked) var insertedList: [any PersistentModel] = []
+    @exclusivity(unchecked) var changedList: [any PersistentModel] = []
+    @exclusivity(unchecked) var deletedList: [any PersistentModel] = []
     /// The live model of each loaded row, not retained. Entries are removed as the model is freed
     /// (by the `deinit` that `@Model` generates, else by its backing data); both pointers are valid
     /// while the entry exists.
-    var registry = Registry()
-    var nextTemporaryKey: Int64 = -1
+    @exclusivity(unchecked) var registry = Registry()
+    @exclusivity(unchecked) var nextTemporaryKey: Int64 = -1
     /// Simulates a crash between a commit and the removal of the blobs it released (tests only).
-    var skipsBlobRemovalForTesting = false
+    @exclusivity(unchecked) var skipsBlobRemovalForTesting = false
     /// Rows written inside a pending-changes savepoint, so a fetch maps them to their unsaved objects.
-    var pendingByKey: [RegistryKey: any PersistentModel] = [:]
+    @exclusivity(unchecked) var pendingByKey: [RegistryKey: any PersistentModel] = [:]
     /// Digests the app computed for external values it assigned (`noteExternalDigest`).
-    var knownDigests = KnownDigests()
+    @exclusivity(unchecked) var knownDigests = KnownDigests()
 
     struct RegistryKey: Hashable {
         let entity: ObjectIdentifier

@@ -49,14 +49,14 @@ final class RowTable {
     private static let pageSize = 1 << pageShift
     private static let pagedLimit: Int64 = 1 << 30
 
-    private var pages: [Page?] = []
-    private var overflow: [Int64: ModelContext.Registered] = [:]
-    private(set) var count = 0
+    @exclusivity(unchecked) private var pages: [Page?] = []
+    @exclusivity(unchecked) private var overflow: [Int64: ModelContext.Registered] = [:]
+    @exclusivity(unchecked) private(set) var count = 0
 
     /// 1,024 slots; nil marks an empty one.
     private final class Page {
         let slots = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: RowTable.pageSize)
-        var count = 0
+        @exclusivity(unchecked) var count = 0
         init() { slots.initialize(repeating: nil, count: RowTable.pageSize) }
         deinit { slots.deallocate() }
     }
