@@ -185,8 +185,7 @@ enum ImportFile {
 
     static let headerLength = 64
 
-    /// With `prefix`, an image's first `prefix` bytes only (its metadata, for `importEvents`).
-    static func read(_ entry: FileWalker.Entry, maxSize: Int64, prefix: Int? = nil) -> ImportFile {
+    static func read(_ entry: FileWalker.Entry, maxSize: Int64) -> ImportFile {
         let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (entry.isSymbolicLink ? 0 : O_NOFOLLOW)
         let fd = open(entry.path, flags)
         guard fd >= 0 else {
@@ -196,14 +195,13 @@ enum ImportFile {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return .rejected("cannot read: \(String(cString: strerror(errno)))") }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return .rejected("not a regular file (\(FileWalker.kind(info.st_mode)))") }
-        let whole = Int64(info.st_size)
-        var header = Data(count: Int(min(whole, Int64(headerLength))))
+        let size = Int64(info.st_size)
+        var header = Data(count: Int(min(size, Int64(headerLength))))
         if let failure = fill(&header, from: fd) { return .rejected("cannot read: \(String(cString: strerror(failure)))") }
         guard ImageFormat.sniff(header) != nil else { return .notAnImage(header: header, identity: unchanged(fd, since: info)) }
-        guard whole <= maxSize else {
-            return .rejected("too large to import: \(Display.bytes(Int(clamping: whole))) (the limit is \(Display.bytes(Int(clamping: maxSize))); --max-file-size raises it)")
+        guard size <= maxSize else {
+            return .rejected("too large to import: \(Display.bytes(Int(clamping: size))) (the limit is \(Display.bytes(Int(clamping: maxSize))); --max-file-size raises it)")
         }
-        let size = min(whole, Int64(prefix ?? Int.max))
         // malloc, not Data(count:), which traps when the memory cannot be had (--max-file-size 1T).
         guard let buffer = malloc(max(Int(size), 1)) else {
             return .rejected("too large to read into memory: \(Display.bytes(Int(clamping: size)))")

@@ -139,7 +139,7 @@ extension Library {
                                           year: Self.year(of: photo.info.exif.capture?.date ?? photo.modified))
                         if let event = options.event, claim.memory.persistentModelID.isTemporary { madeEvent = (event.rolls, claim.memory.id, claim.memory.title) }
                         (memory, titleLock, newTitle) = (claim.memory, claim.lock, nil)
-                        if claim.memory.title != title { report.titledApartFrom = title }
+                        if claim.memory.title != title && options.event == nil { report.titledApartFrom = title }
                         report.memory = .init(id: claim.memory.id.uuidString.lowercased(), title: claim.memory.title)
                         stored = try storedDigests(of: claim.memory)
                         known.formUnion(stored)

@@ -154,6 +154,15 @@ enum LibrarySQL {
         "SELECT m.\(key), e.given FROM \(table) e JOIN \(memory) m ON m.\(memoryID) = e.memory WHERE e.roll IN (\(marks)) ORDER BY m.\(key)"
     }
 
+    /// The key of each memory made from any roll, and the title it was given.
+    static func allEvents(_ table: String) -> String {
+        "SELECT m.\(key), e.given FROM \(table) e JOIN \(memory) m ON m.\(memoryID) = e.memory ORDER BY m.\(key)"
+    }
+
+    /// The keys of the memories holding the photo whose SHA-256 is `?` (by its original's digest,
+    /// which the external-storage column's index finds).
+    static let memoriesHoldingPhoto = "SELECT \(imageMemory) FROM \(image) WHERE \(imageData) = ?1 AND \(sha256) = ?1"
+
     /// The capture time, its offset and the file's modification time of each photo of memory `?`.
     static let timesOfMemory = "SELECT \(takenAt), \(takenAtOffset), \(fileModifiedAt) FROM \(image) WHERE \(imageMemory) = ?"
 

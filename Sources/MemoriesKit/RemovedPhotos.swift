@@ -18,6 +18,12 @@ enum RemovedPhotos {
         return Set(try context.query("SELECT sha256 FROM \(table) WHERE memory = ?", [.integer(memory)]).compactMap { $0.first?.stringValue })
     }
 
+    /// The keys of the memories the photo `sha256` was removed from.
+    static func memories(removing sha256: String, in context: ModelContext) throws -> [Int64] {
+        guard try exists(in: context) else { return [] }
+        return try context.query("SELECT memory FROM \(table) WHERE sha256 = ?", [.text(sha256)]).compactMap { $0.first?.int64Value }
+    }
+
     /// Remembers these photos as removed from `memory` (run in the caller's transaction).
     static func record(_ photos: [(sha256: String, filename: String)], memory: Int64, in context: ModelContext) throws {
         let now = Date().timeIntervalSince1970

@@ -32,6 +32,16 @@ enum SourceEvents {
         }
     }
 
+    /// Every memory made from any roll that is still there, each once, with the title it was given.
+    static func allEvents(in context: ModelContext) throws -> [Event] {
+        guard try exists(in: context) else { return [] }
+        var seen = Set<Int64>()
+        return try context.query(LibrarySQL.allEvents(table)).compactMap { row in
+            guard row.count == 2, let key = row[0].int64Value, seen.insert(key).inserted else { return nil }
+            return Event(memory: key, given: row[1].stringValue ?? "")
+        }
+    }
+
     /// Whether the memory whose id is `id` was made from one of `rolls`.
     static func isEvent(_ id: UUID, of rolls: [Data], in context: ModelContext) throws -> Bool {
         guard try exists(in: context) else { return false }

@@ -160,6 +160,75 @@ import Testing
         #expect(try sync(box).report.events.isEmpty)
     }
 
+    /// Found by an outside attack: two events of one day are two memories (the second titled
+    /// apart), not one.
+    @Test func twoEventsOfOneDayAreTwoMemories() throws {
+        let box = Sandbox()
+        try photo(box, "m1.jpg", at: "2024:06:10 08:00:00")
+        try photo(box, "e1.jpg", at: "2024:06:10 20:00:00")
+        let first = try sync(box, "--gap", "2h")
+        #expect(first.report.events.map(\.title) == ["10 Jun 2024", "10 Jun 2024 (2)"])
+        #expect(try list(box) == ["10 Jun 2024 (2): 1", "10 Jun 2024: 1"])
+    }
+
+    /// Found by an outside attack: a roll moved (or mounted elsewhere), a subfolder of it, or a
+    /// renamed file is recognised by its photos' digests: nothing is imported twice, removed
+    /// photos stay out, and the events follow the roll to its new path.
+    @Test func aMovedRollARenamedFileAndASubfolderImportNothingTwice() throws {
+        let box = Sandbox()
+        try makeRoll(box)
+        try FileManager.default.createDirectory(at: box.url.appendingPathComponent("Roll/101APPLE"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: box.url.appendingPathComponent("Roll/IMG_0020.jpg"),
+                                         to: box.url.appendingPathComponent("Roll/101APPLE/IMG_0020.jpg"))
+        _ = try sync(box)
+        #expect(try box.run("remove", "10-12 Jun 2024", "IMG_0002.jpg").status == 0)
+        #expect(try box.run("split", "18 Jun 2024", "IMG_0011.jpg", "--title", "Split off").status == 0)
+        // Renamed in place, then the roll moved.
+        for name in ["IMG_0002.jpg", "IMG_0011.jpg"] {
+            try FileManager.default.moveItem(at: box.url.appendingPathComponent("Roll/" + name),
+                                             to: box.url.appendingPathComponent("Roll/renamed-" + name))
+        }
+        let renamed = try sync(box)
+        #expect(renamed.report.events.map(\.report.imported).reduce(0, +) == 0, "\(renamed.report.events)")
+        try FileManager.default.moveItem(at: box.url.appendingPathComponent("Roll"), to: box.url.appendingPathComponent("Moved"))
+        let moved = try box.run("import", box.url.appendingPathComponent("Moved").path, "--by-event", "--json").json(EventsJSON.self)
+        #expect(moved.events.allSatisfy { !$0.new && $0.report.imported == 0 }, "\(moved.events)")
+        let sub = try box.run("import", box.url.appendingPathComponent("Moved/101APPLE").path, "--by-event", "--json").json(EventsJSON.self)
+        #expect(sub.events.allSatisfy { !$0.new && $0.report.imported == 0 }, "\(sub.events)")
+        #expect(try list(box) == ["1 Jul 2024: 1", "10-12 Jun 2024: 3", "18 Jun 2024: 1", "Split off: 1"])
+        // The moved roll's events are its own now: a new photo there joins the right one.
+        try photo(box, "../Moved/IMG_0099.jpg", at: "2024:07:01 09:00:00")
+        let grown = try box.run("import", box.url.appendingPathComponent("Moved").path, "--by-event", "--json").json(EventsJSON.self)
+        #expect(grown.events.filter { $0.report.imported > 0 }.map(\.title) == ["1 Jul 2024"] && grown.events.allSatisfy { !$0.new })
+    }
+
+    /// Found by an outside attack: copies of one photo without a capture time, whose files have
+    /// different times, go into one event (not one each), and an event of such photos is dated
+    /// by their files' time, not by the day it was imported.
+    @Test func copiesOfOneUndatedPhotoGoTogether() throws {
+        let box = Sandbox()
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        for (name, month) in [("a.png", 3), ("b.png", 5)] {
+            let copy = box.copy(fixtureImages.appendingPathComponent("good/grey8.png"), to: "Roll/" + name)
+            try FileManager.default.setAttributes([.modificationDate: calendar.date(from: DateComponents(year: 2024, month: month, day: 1, hour: 12))!],
+                                                  ofItemAtPath: copy.path)
+        }
+        let first = try sync(box)
+        #expect(first.report.events.map(\.title) == ["1 Mar 2024"] && first.report.events[0].report.imported == 1)
+        #expect(first.report.events[0].report.repeatedInFolders == 1)
+        #expect(try box.run("list", "--json").json([ListJSON].self).map(\.date).first?.hasPrefix("2024-03-01") == true)
+    }
+
+    /// A roll of files that are not photos makes no event, and says what it skipped.
+    @Test func aRollWithoutPhotosMakesNoEvent() throws {
+        let box = Sandbox()
+        _ = box.copy(fixturePhotos.appendingPathComponent("Rome/notes.txt"), to: "Roll/notes.txt")
+        let result = try sync(box)
+        #expect(result.report.events.isEmpty && result.report.unread.skipped == 1)
+        #expect(try list(box).isEmpty)
+    }
+
     @Test func usageMistakesAreRefusedInWords() throws {
         let box = Sandbox()
         try makeRoll(box)

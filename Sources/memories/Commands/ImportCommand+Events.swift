@@ -23,9 +23,10 @@ extension ImportCommand {
             if unread.unchanged > 0 { counts.append("\(unread.unchanged) unchanged (not read)") }
             if unread.removedEarlier > 0 { counts.append("\(unread.removedEarlier) of them removed from their event earlier") }
             if report.undated > 0 { counts.append("\(report.undated) without a capture time, placed by their file's time") }
-            let events = report.events.count, new = report.events.filter(\.new).count
-            let changed = events == 0 ? "no event changed" : "\(events) event\(events == 1 ? "" : "s") " + (options.dryRun ? "would change" : "changed")
-            Output.print(changed + (new > 0 ? " (\(new) new)" : "") + (counts.isEmpty ? "" : "; " + counts.joined(separator: ", ")))
+            let changed = report.events.filter { $0.report.imported > 0 || $0.retitledFrom != nil }
+            let events = changed.count, new = changed.filter(\.new).count
+            let summary = events == 0 ? "no event changed" : "\(events) event\(events == 1 ? "" : "s") " + (options.dryRun ? "would change" : "changed")
+            Output.print(summary + (new > 0 ? " (\(new) new)" : "") + (counts.isEmpty ? "" : "; " + counts.joined(separator: ", ")))
             if arguments.has("verbose") {
                 for file in unread.skippedFiles { Output.print("skipped \(Output.escaped(file.path)): \(Output.escaped(file.reason))") }
             } else if !unread.skippedFiles.isEmpty {
