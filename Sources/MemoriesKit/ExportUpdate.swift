@@ -9,17 +9,23 @@ import Foundation
 ///   missing or of another size) is deleted, but only while its SHA-256 is the one the manifest
 ///   recorded: a file changed since it was written is left alone and named. A path the manifest
 ///   gives that is not a plain name in the folder or its `thumbs`/`previews` is never touched.
-/// - Deleting comes first, then writing; the manifest is replaced last. A file an update killed
-///   before that wrote is not in the manifest: a photo copied byte for byte is recognised by its
-///   SHA-256 and kept under its name (`adopted`); other files such a kill leaves stay, and the
-///   photo is written again under a second name.
+/// - Deleting comes first, then writing; the manifest is replaced last (a first export writes an
+///   empty one before anything else, so a killed one is continued like an update). A file a killed
+///   export wrote is not in the manifest: one found under the very name this export would first
+///   give it, with the very bytes it would write there (`adopt`), is taken as written; anything
+///   else not listed is never written over, deleted or taken (a copy the user made of an exported
+///   photo under another name stays the user's).
 struct ExportUpdate {
     /// What stays, by the photo's SHA-256.
     var keep: [String: ExportManifest.File] = [:]
     /// The recorded SHA-256 of the files that stay, by path.
     var checksums: [String: String] = [:]
-    /// Files in the folder no manifest lists that are a photo's original byte for byte, by its SHA-256.
-    var adopted: [String: String] = [:]
+    /// Names in the folder, its `thumbs` and its `previews` that the manifest does not list.
+    var unlisted: Set<String> = []
+    /// See `unlisted`.
+    var unlistedThumbs: Set<String> = []
+    /// See `unlisted`.
+    var unlistedPreviews: Set<String> = []
     /// Paths deleted.
     var deleted: [String] = []
     /// Paths left because they changed since they were written.
@@ -93,14 +99,19 @@ struct ExportUpdate {
                 }
             }
         }
-        // What a killed update wrote and did not list: originals, recognised by their bytes.
-        if previous.format == "original" && previous.maxSize == nil && previous.stripMetadata != true {
-            let bySize = Dictionary(grouping: photos.filter { keep[$0.sha256] == nil }, by: \.byteCount)
-            for name in try folder.entries() where !listed.contains(name) && !FileNames.reserved.contains(name) && !ExportFolder.isPartial(name) {
-                guard let size = folder.size(of: name), bySize[size] != nil, let sha256 = folder.sha256(of: name),
-                      bySize[size]?.contains(where: { $0.sha256 == sha256 }) == true, adopted[sha256] == nil else { continue }
-                adopted[sha256] = name
-            }
+        // What is there that the manifest does not list: a killed export's files, or the user's.
+        func others(_ folder: ExportFolder?, listed: Set<String>) throws -> Set<String> {
+            Set(try folder?.entries() ?? []).filter { !listed.contains($0) && !ExportFolder.isPartial($0) && !FileNames.reserved.contains($0) }
         }
+        unlisted = try others(folder, listed: listed)
+        unlistedThumbs = try others(thumbs, listed: Set(previous.files.compactMap { $0.thumbnail.map { String($0.dropFirst("thumbs/".count)) } }))
+        unlistedPreviews = try others(previews, listed: Set(previous.files.compactMap { $0.preview.map { String($0.dropFirst("previews/".count)) } }))
+    }
+
+    /// Whether the file `fresh` in `folder`, which the manifest does not list (`among`), holds the
+    /// bytes whose SHA-256 is `sha256`: what a killed export wrote there, taken as written.
+    static func adopt(_ fresh: String, in folder: ExportFolder?, among unlisted: Set<String>?, sha256: String) -> Bool {
+        guard let folder, unlisted?.contains(fresh) == true else { return false }
+        return folder.sha256(of: fresh) == sha256
     }
 }

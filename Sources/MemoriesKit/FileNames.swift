@@ -63,6 +63,12 @@ struct FileNames {
         return candidate
     }
 
+    /// The name `claim` gives `original` in an empty folder.
+    static func first(_ original: String, extension ext: String? = nil) -> String {
+        var names = FileNames()
+        return names.claim(original, extension: ext)
+    }
+
     /// Takes `name` as it is (a file already in the folder), so that no claim gives it.
     mutating func reserve(_ name: String) {
         used.insert(Self.key(name))

@@ -91,6 +91,8 @@ public struct ExportManifest: Codable, Equatable {
     public var deleted: [String]?
     /// See `deleted`.
     public var leftAlone: [String]?
+    /// With an update: the photos' files it left as they were (not written again). Not in `manifest.json`.
+    public var unchanged: [String]?
 
     /// Whether it was written with `options` (an export with them can update it).
     func matches(_ options: ExportOptions) -> Bool {
@@ -150,25 +152,34 @@ extension Library {
             maxSize: options.maxSize, quality: options.quality, stripMetadata: options.stripMetadata, html: options.html)
         let all = images(of: memory)
         var checksums: [String: String] = [:]
+        var unchanged: [String] = []
         // An update: what stays, deleted first (checked against the manifest), and every name
         // in the folders taken, so that nothing there is written over.
-        let update = try previous.map { try ExportUpdate(previous: $0, photos: all, folder: dest, thumbs: thumbs, previews: previews) }
-        if update != nil {
-            for name in try dest.entries() { names.reserve(name) }
-            for name in try thumbs?.entries() ?? [] { thumbNames.reserve(name) }
-            for name in try previews?.entries() ?? [] { previewNames.reserve(name) }
+        // A first export writes its manifest, empty, before anything else: one that is killed is
+        // then continued as an update by the next.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        if previous == nil {
+            var empty = manifest
+            empty.checksums = [:]
+            try dest.write("manifest.json", try encoder.encode(empty))
         }
+        let update = try ExportUpdate(previous: previous ?? manifest, photos: all, folder: dest, thumbs: thumbs, previews: previews)
+        for name in try dest.entries() { names.reserve(name) }
+        for name in try thumbs?.entries() ?? [] { thumbNames.reserve(name) }
+        for name in try previews?.entries() ?? [] { previewNames.reserve(name) }
         // A bucket's object is called damaged only once two downloads agreed on its wrong bytes.
         let place = blobs is S3BlobStore ? "the bucket \(blobs.locationDescription)" : "the library"
         var writtenBytes: Int64 = 0
         for (index, image) in all.enumerated() {
             defer { progress?(index + 1, all.count, writtenBytes) }
-            if var kept = update?.keep[image.sha256] {
+            if var kept = update.keep[image.sha256] {
                 // Its words and date as they are now (`edit --photo` may have changed them).
                 kept.caption = image.caption
                 kept.takenAt = options.stripMetadata ? nil : image.takenAt.map(Display.iso)
                 manifest.files.append(kept)
-                for path in [kept.file, kept.thumbnail, kept.preview].compactMap({ $0 }) { checksums[path] = update?.checksums[path] }
+                for path in [kept.file, kept.thumbnail, kept.preview].compactMap({ $0 }) { checksums[path] = update.checksums[path] }
+                unchanged.append(kept.file)
                 writtenBytes += Int64(kept.bytes)
                 continue
             }
@@ -191,9 +202,14 @@ extension Library {
                 && !["jpeg", "png"].contains(image.format)
             let jpg = ImageFormat.jpeg.fileExtension
             let ext: String? = options.format == .original ? (convertsOriginal ? jpg : nil) : (options.format == .png ? ImageFormat.png.fileExtension : jpg)
-            // A copy a killed update wrote and did not list keeps its name, and is not written again.
-            let adopted = update?.adopted[image.sha256]
-            var name = adopted ?? names.claim(image.filename, extension: ext)
+            var name = names.claim(image.filename, extension: ext)
+            // What a killed export wrote under the name it gives first, if it is what this one writes.
+            let fresh = FileNames.first(image.filename, extension: ext)
+            func adopted(_ sha256: String) -> Bool {
+                guard ExportUpdate.adopt(fresh, in: dest, among: update.unlisted, sha256: sha256) else { return false }
+                name = fresh
+                return true
+            }
             /// Writes the file under `name`; a medium that refuses the name (FAT through fusefat
             /// refuses any name that is not ASCII) gets its plain-ASCII form, and `name` says which.
             func writing(_ write: (String) throws -> Void) throws {
@@ -217,17 +233,16 @@ extension Library {
                     let bytes = try blobs.readVerified(digest)
                     original = bytes
                     let stripped = try Imaging.strippingMetadata(bytes, limits: .default)
-                    try writing { try dest.write($0, stripped.data) }
-                    checksums[name] = SHA256.digest(stripped.data).hex
+                    let sha256 = SHA256.digest(stripped.data).hex
+                    if !adopted(sha256) { try writing { try dest.write($0, stripped.data) } }
+                    checksums[name] = sha256
                     let info = try Imaging.probe(stripped.data)
                     (written, width, height) = (stripped.data.count, info.width, info.height)
                     writtenFormat = stripped.format.rawValue
                     if let note = stripped.note { manifest.warnings.append(.init(originalFilename: image.filename, reason: "\(image.filename): \(note)")) }
-                } else if options.format == .original && options.maxSize == nil, adopted != nil {
-                    checksums[name] = digest.hex
                 } else if options.format == .original && options.maxSize == nil {
                     // Streamed; the hash is checked after the last chunk, before the file gets its name.
-                    try writing { try dest.write($0) { sink in try blobs.readVerified(digest, chunk: sink) } }
+                    if !adopted(digest.hex) { try writing { try dest.write($0) { sink in try blobs.readVerified(digest, chunk: sink) } } }
                     checksums[name] = digest.hex
                 } else {
                     let bytes = try blobs.readVerified(digest)
@@ -236,8 +251,9 @@ extension Library {
                     let keepFormat = options.format == .original ? (image.format == "png" ? Imaging.OutputFormat.png : output) : output
                     let data = try Imaging.reencode(bytes, as: keepFormat, maxSide: options.maxSize, keepMetadata: !options.stripMetadata)
                     let info = try Imaging.probe(data)
-                    try writing { try dest.write($0, data) }
-                    checksums[name] = SHA256.digest(data).hex
+                    let sha256 = SHA256.digest(data).hex
+                    if !adopted(sha256) { try writing { try dest.write($0, data) } }
+                    checksums[name] = sha256
                     (written, width, height) = (data.count, info.width, info.height)
                 }
             } catch let error as BlobStoreError where error.isDamage {
@@ -253,10 +269,14 @@ extension Library {
                 var warning: String?
                 if let thumbnail = try galleryThumbnail(of: image, stored: context.externalDigest(of: image, \.thumbnailData),
                                                         original: original, warning: &warning) {
-                    let t = thumbNames.claim(name, extension: ImageFormat.jpeg.fileExtension)
-                    try thumbs.write(t, thumbnail)
+                    let sha256 = SHA256.digest(thumbnail).hex, fresh = FileNames.first(name, extension: ImageFormat.jpeg.fileExtension)
+                    var t = fresh
+                    if !ExportUpdate.adopt(fresh, in: thumbs, among: update.unlistedThumbs, sha256: sha256) {
+                        t = thumbNames.claim(name, extension: ImageFormat.jpeg.fileExtension)
+                        try thumbs.write(t, thumbnail)
+                    }
                     thumbName = "thumbs/" + t
-                    checksums[thumbName!] = SHA256.digest(thumbnail).hex
+                    checksums[thumbName!] = sha256
                 }
                 if let warning { manifest.warnings.append(.init(originalFilename: image.filename, reason: warning)) }
             }
@@ -264,10 +284,14 @@ extension Library {
             if let previews {
                 // What the gallery's lightbox shows: never the original (a 12 MP file, or a HEIC no browser shows).
                 if let made = try? Imaging.thumbnail(of: try original ?? blobs.readVerified(digest), maxSide: 1280, quality: 82) {
-                    let p = previewNames.claim(name, extension: ImageFormat.jpeg.fileExtension)
-                    try previews.write(p, made.jpeg)
+                    let sha256 = SHA256.digest(made.jpeg).hex, fresh = FileNames.first(name, extension: ImageFormat.jpeg.fileExtension)
+                    var p = fresh
+                    if !ExportUpdate.adopt(fresh, in: previews, among: update.unlistedPreviews, sha256: sha256) {
+                        p = previewNames.claim(name, extension: ImageFormat.jpeg.fileExtension)
+                        try previews.write(p, made.jpeg)
+                    }
                     preview = ("previews/" + p, made.width, made.height)
-                    checksums["previews/" + p] = SHA256.digest(made.jpeg).hex
+                    checksums["previews/" + p] = sha256
                 }
             }
             writtenBytes += Int64(written)
@@ -277,22 +301,16 @@ extension Library {
                                         preview: preview?.name, previewWidth: preview?.width, previewHeight: preview?.height))
         }
         manifest.checksums = checksums
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // The files first, synced; then the manifest that lists them, replacing the old whole.
         try thumbs?.sync()
         try previews?.sync()
         try dest.sync()
-        if update != nil {
-            try dest.replace("manifest.json", try encoder.encode(manifest))
-            if options.html { try dest.replace("index.html", Data(Gallery.html(manifest).utf8)) }
-        } else {
-            try dest.write("manifest.json", try encoder.encode(manifest))
-            if options.html { try dest.write("index.html", Data(Gallery.html(manifest).utf8)) }
-        }
+        try dest.replace("manifest.json", try encoder.encode(manifest))
+        if options.html { try dest.replace("index.html", Data(Gallery.html(manifest).utf8)) }
         try dest.sync()
-        manifest.deleted = update?.deleted
-        manifest.leftAlone = update?.leftAlone
+        if previous != nil {
+            (manifest.deleted, manifest.leftAlone, manifest.unchanged) = (update.deleted, update.leftAlone, unchanged)
+        }
         return manifest
     }
 

@@ -161,4 +161,71 @@ import Testing
         _ = box.copy(fixturePhotos.appendingPathComponent("Rome/notes.txt"), to: "other/notes.txt")
         #expect(try box.run("export", "--all", other.path).stderr.contains("is not empty"))
     }
+
+    /// Found by an outside attack: an export killed after writing its files and before its final
+    /// manifest (the first one is written empty, before anything) is continued by the next run:
+    /// the files it wrote, under the names it gives first and with the bytes it writes, are taken
+    /// as written, gallery files too; nothing is written twice under a second name.
+    @Test func aKilledExportIsContinued() throws {
+        let box = try seeded()
+        let out = box.url.appendingPathComponent("out")
+        #expect(try box.run("export", "Rome", out.path, "--html").status == 0)
+        let before = tree(out)
+        var json = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("manifest.json"))) as! [String: Any]
+        (json["files"], json["checksums"]) = ([] as [Any], [:] as [String: Any])
+        try JSONSerialization.data(withJSONObject: json).write(to: out.appendingPathComponent("manifest.json"))
+        try FileManager.default.removeItem(at: out.appendingPathComponent("index.html"))
+        let again = try box.run("export", "Rome", out.path, "--html", "-v")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(tree(out) == before, "\(tree(out))")
+        #expect(try manifest(out).files.count == 4)
+    }
+
+    /// Found by an outside attack: a copy the user made of an exported photo under another name is
+    /// the user's: never taken as the photo's file, so never deleted with it.
+    @Test func aCopyUnderAnotherNameStaysTheUsers() throws {
+        let box = try seeded()
+        let out = box.url.appendingPathComponent("out")
+        #expect(try box.run("export", "Rome", out.path).status == 0)
+        try FileManager.default.moveItem(at: out.appendingPathComponent("IMG_0002.jpg"), to: out.appendingPathComponent("keep.jpg"))
+        #expect(try box.run("export", "Rome", out.path).status == 0)
+        #expect(try manifest(out).files.map(\.file).sorted() == ["IMG_0001.jpg", "IMG_0002.jpg", "IMG_0003.jpg", "IMG_0006.jpg"])
+        #expect(try box.run("remove", "Rome", "IMG_0002.jpg").status == 0)
+        #expect(try box.run("export", "Rome", out.path).status == 0)
+        #expect(tree(out) == ["IMG_0001.jpg", "IMG_0003.jpg", "IMG_0006.jpg", "keep.jpg", "manifest.json"])
+    }
+
+    /// Found by an outside attack: a memory's folder the user deleted is made again for it, never
+    /// given to another memory of that title (which then held it, and every later run failed).
+    @Test func aDeletedFolderIsMadeAgainForItsOwnMemory() throws {
+        let box = try seeded()
+        let all = box.url.appendingPathComponent("all")
+        #expect(try box.run("export", "--all", all.path).status == 0)
+        try FileManager.default.removeItem(at: all.appendingPathComponent("Rome"))
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Paris").path, "--title", "Rome 2").status == 0)
+        #expect(try box.run("edit", "Rome 2", "--title", "Rome").status == 0)
+        for _ in 0..<2 {
+            let result = try box.run("export", "--all", all.path)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        struct Index: Decodable { struct Entry: Decodable { var title: String; var folder: String; var photos: Int }; var memories: [Entry] }
+        let index = try JSONDecoder().decode(Index.self, from: Data(contentsOf: all.appendingPathComponent("memories.json")))
+        #expect(index.memories.map(\.folder).sorted() == ["Rome", "Rome (2)"] && index.memories.map(\.photos).sorted() == [3, 4])
+    }
+
+    /// A deleted memory's folder that holds a file of the user's: what the export wrote goes, the
+    /// file and its folder stay, said once, and are not looked at again.
+    @Test func aDeletedMemorysFolderWithTheUsersFileIsNamedOnce() throws {
+        let box = try seeded()
+        #expect(try box.run("import", fixturePhotos.appendingPathComponent("Paris").path).status == 0)
+        let all = box.url.appendingPathComponent("all")
+        #expect(try box.run("export", "--all", all.path, "--html").status == 0)
+        try Data("mine".utf8).write(to: all.appendingPathComponent("Paris/notes.txt"))
+        #expect(try box.run("delete", "Paris", "--yes").status == 0)
+        let first = try box.run("export", "--all", all.path, "--html")
+        #expect(first.status == 0 && first.stderr.contains("Paris/notes.txt: not written by the export; left"), "\(first.stderr)")
+        #expect(tree(all.appendingPathComponent("Paris")) == ["notes.txt"])
+        let second = try box.run("export", "--all", all.path, "--html")
+        #expect(second.status == 0 && second.stderr.isEmpty, "\(second.stderr)")
+    }
 }

@@ -171,7 +171,11 @@ import Testing
             #expect(!names.contains { $0.contains(".partial") }, "\(names)")
             for name in names {
                 let data = try Data(contentsOf: dest.appendingPathComponent(name))
-                if format == "original" {
+                if name == "manifest.json" {
+                    // The first export's manifest, written before anything else and empty: an export
+                    // run again once there is room continues this one.
+                    #expect(try JSONDecoder().decode(ManifestJSON.self, from: data).files.isEmpty)
+                } else if format == "original" {
                     let source = try FileManager.default.subpathsOfDirectory(atPath: fixturePhotos.appendingPathComponent("Rome").path).first { $0.hasSuffix(name) }
                     #expect(try data == Data(contentsOf: fixturePhotos.appendingPathComponent("Rome/\(try #require(source))")), "\(name) is truncated")
                 } else {

@@ -64,6 +64,7 @@ enum ExportCommand: Command {
                 show(manifest, title: entry.title, destination: destination + "/" + entry.folder, arguments: arguments, options: options, summary: false)
             }
             for path in report.leftAlone { Output.error("\(Output.escaped(path)): changed since it was exported; left as it is (its memory was deleted)") }
+            for path in report.notWritten ?? [] { Output.error("\(Output.escaped(path)): not written by the export; left, with its folder (its memory was deleted)") }
             if arguments.has("json") {
                 try Output.json(report, stamped: false)
             } else if !arguments.has("quiet") {
@@ -93,7 +94,10 @@ enum ExportCommand: Command {
         }
         guard !arguments.has("json") && !arguments.has("quiet") else { return }
         if arguments.has("verbose") {
-            for file in manifest.files { Output.print("wrote \(Output.escaped(file.file)) (\(Output.escaped(file.originalFilename)))") }
+            let unchanged = Set(manifest.unchanged ?? [])
+            for file in manifest.files where !unchanged.contains(file.file) {
+                Output.print("wrote \(Output.escaped(file.file)) (\(Output.escaped(file.originalFilename)))")
+            }
             for path in manifest.deleted ?? [] { Output.print("deleted \(Output.escaped(path))") }
         }
         guard summary else { return }
