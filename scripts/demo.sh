@@ -3,6 +3,7 @@
 # and exports it with an HTML gallery (open demo-export/index.html).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export OPENSWIFTDATA_SWIFT_SYNTAX=${OPENSWIFTDATA_SWIFT_SYNTAX:-toolchain}  # the toolchain's SwiftSyntax (Package.swift)
 scripts/setup.sh
 swift build --product memories
 memories=.build/debug/memories

@@ -7,6 +7,7 @@
 #       PREFIX/share/fish/vendor_completions.d/memories.fish
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export OPENSWIFTDATA_SWIFT_SYNTAX=${OPENSWIFTDATA_SWIFT_SYNTAX:-toolchain}  # the toolchain's SwiftSyntax (Package.swift)
 prefix=${1:-/usr/local}
 if [ -n "${MEMORIES_BIN:-}" ]; then
   binary=$MEMORIES_BIN

@@ -3,6 +3,9 @@
 # executables), runs the C image wrapper over every fixture under ASan and UBSan, then every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The macros' SwiftSyntax: the toolchain's own, since there is no package registry here
+# (Package.swift; OPENSWIFTDATA_SWIFT_SYNTAX=package builds with the swift-syntax package instead).
+export OPENSWIFTDATA_SWIFT_SYNTAX=${OPENSWIFTDATA_SWIFT_SYNTAX:-toolchain}
 scripts/setup.sh --tests
 # Docs that stay true: every public declaration has a /// comment, no link goes to a missing file.
 python3 scripts/check-docs.py
@@ -27,3 +30,5 @@ if [ -z "${S3_TEST_ENDPOINT:-}" ]; then
   fi
 fi
 swift test --skip-build
+# A package that adds OpenSwiftData by version builds and runs (without libcurl's headers).
+scripts/check-versioned-dependency.sh

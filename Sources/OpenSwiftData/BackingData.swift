@@ -6,6 +6,12 @@ import Foundation
 ///
 /// `@Model` gives each instance one; the generated accessors read and write `values` by
 /// property index. A change to a saved model records the index and tells the context.
+///
+/// Its stored properties (and those of the context, its registry and a fetch's group) are
+/// `@exclusivity(unchecked)`: a context and its models are used from one thread at a time (as in
+/// SwiftData), and the runtime's checks of each access were ~10% of a relationship walk's
+/// instructions (docs/performance.md). This replaced compiling with `-enforce-exclusivity=unchecked`,
+/// an unsafe flag that kept the package from being a dependency by version.
 public final class _BackingData {
     enum State { case detached, inserted, persisted, deleted }
 

@@ -10,7 +10,7 @@ import Testing
         let box = Sandbox()
         for spelling in ["--version", "-V", "version"] {
             let result = try box.run(spelling)
-            #expect(result.status == 0 && result.stdout == "memories 0.5.0\n", "\(spelling)")
+            #expect(result.status == 0 && result.stdout == "memories 0.6.0\n", "\(spelling)")
         }
     }
 

@@ -365,10 +365,10 @@ extension ModelContext {
 /// The rows one fetch returned: touching a lazy relationship of one of them loads it for all of
 /// them still in memory, in one query (group faulting, so walking a relationship is not N+1).
 final class FetchGroup {
-    var keys: [Int64] = []
+    @exclusivity(unchecked) var keys: [Int64] = []
     /// Set by a fetch with `propertiesToFetch`: the columns it left out can still be read after
     /// the context is gone (see `_BackingData.loadDetachedOrFromContext`).
-    var container: ModelContainer?
+    @exclusivity(unchecked) var container: ModelContainer?
 }
 
 /// A to-one relationship not loaded yet: the related row's primary key.

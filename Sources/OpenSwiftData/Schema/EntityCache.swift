@@ -3,7 +3,8 @@ import Foundation
 /// Entities are derived from a model type alone, so each type's is built once per process.
 enum EntityCache {
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var entities: [ObjectIdentifier: Schema.Entity] = [:]
+    // Unchecked: read once per fetched row, always under `lock` (a checked access was ~40 instructions).
+    @exclusivity(unchecked) nonisolated(unsafe) private static var entities: [ObjectIdentifier: Schema.Entity] = [:]
 
     static func entity(for type: any PersistentModel.Type) -> Schema.Entity {
         lock.lock()

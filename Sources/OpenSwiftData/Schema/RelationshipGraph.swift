@@ -6,7 +6,7 @@ enum RelationshipGraph {
     private static let lock = NSLock()
     /// By model type and property index: two types may share a name (`V1.Trip` and `V2.Trip` of a
     /// migration plan, or a `Memory` in two modules), and must not share an inverse.
-    nonisolated(unsafe) private static var cache: [Key: Schema.Property?] = [:]
+    @exclusivity(unchecked) nonisolated(unsafe) private static var cache: [Key: Schema.Property?] = [:]
     private struct Key: Hashable {
         let type: ObjectIdentifier
         let index: Int
