@@ -463,3 +463,20 @@ final class ChangeCount: @unchecked Sendable {
         #expect(fetched.map(\.value) == ["dark"])
     }
 }
+
+/// Save notifications as sync code reads them (`ModelContext.didSave`, keys by raw value).
+@Suite struct SaveNotificationShapeTests {
+    @MainActor @Test func didSaveCarriesTheInsertedIdentifiers() throws {
+        let container = try ModelContainer(for: Setting.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        nonisolated(unsafe) var inserted: [PersistentIdentifier] = []
+        let token = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { notification in
+            inserted = notification.userInfo?[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier] ?? []
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        let setting = Setting(key: "sync")
+        context.insert(setting)
+        try context.save()
+        #expect(inserted == [setting.persistentModelID])
+    }
+}

@@ -16,6 +16,8 @@ extension ModelContext {
     /// deleted after it commits (a crash in between leaves only orphans for `collectGarbage`).
     public func save() throws {
         guard hasChanges else { return }
+        // Observers may still change models: what they do is saved with the rest.
+        if !isDeinitializing { NotificationCenter.default.post(name: Self.willSave, object: self) }
         // Digest hints serve this attempt only, failed or not: a buffer an app reuses after a
         // failed save must never be stored under the name noted for its earlier bytes.
         defer { knownDigests.removeAll() }
@@ -35,7 +37,9 @@ extension ModelContext {
                 for model in pendingWrites { model.persistentBackingData.pendingDigests = [:] }
                 throw error
             }
+            let saved = isDeinitializing ? nil : SaveNotification.identifiers(inserted: insertedList, updated: changedList, deleted: deletedList)
             finishSave()
+            if let saved { NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: saved) }
         }
         if let external = container.external, !released.isEmpty, !skipsBlobRemovalForTesting {
             external.removeUnreferenced(released, isReferenced: referenceCheck())

@@ -63,6 +63,8 @@ public final class ModelContext {
     /// while the entry exists.
     @exclusivity(unchecked) var registry = Registry()
     @exclusivity(unchecked) var nextTemporaryKey: Int64 = -1
+    /// Set by `deinit`: its autosave posts no notification.
+    var isDeinitializing = false
     /// Simulates a crash between a commit and the removal of the blobs it released (tests only).
     @exclusivity(unchecked) var skipsBlobRemovalForTesting = false
     /// Rows written inside a pending-changes savepoint, so a fetch maps them to their unsaved objects.
@@ -109,6 +111,8 @@ public final class ModelContext {
 
     deinit {
         AutosaveRegistry.remove(self)
+        // A context going away is not handed to observers (it cannot outlive its deinit).
+        isDeinitializing = true
         if autosaveEnabled { autosave() }
     }
 
