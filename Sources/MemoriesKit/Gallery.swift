@@ -22,14 +22,7 @@ enum Gallery {
             let heading = days.count > 1 && manifest.files.count >= sectionsFrom ? "<h2>\(escape(day))</h2>\n" : ""
             return heading + "<div class=\"rows\">\n" + files.map { figure($0.1) }.joined(separator: "\n") + "\n<i></i></div>"
         }.joined(separator: "\n")
-        return """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(title)</title>
-        <style>
+        return page(title: title, style: """
         body { font-family: system-ui, sans-serif; margin: 1.5rem; background: #fafafa; color: #222; }
         h1 { margin: 0 0 .2rem; } h2 { font-size: 1rem; color: #555; margin: 1.5rem 0 .5rem; }
         .date { color: #666; } .notes { white-space: pre-wrap; max-width: 60rem; }
@@ -56,9 +49,7 @@ enum Gallery {
         #box button { position: absolute; background: rgba(255,255,255,.15); color: #fff; border: 0; font-size: 1.6rem;
           width: 2.6rem; height: 2.6rem; border-radius: 50%; cursor: pointer; }
         #prev { left: .6rem; top: 50%; } #next { right: .6rem; top: 50%; } #close { right: .6rem; top: .6rem; }
-        </style>
-        </head>
-        <body>
+        """, body: """
         <h1>\(title)</h1>
         <div class="date">\(date)\(manifest.files.count) photo\(manifest.files.count == 1 ? "" : "s")</div>
         <p class="notes">\(escape(manifest.memory.notes))</p>
@@ -106,8 +97,27 @@ enum Gallery {
           });
         })();
         </script>
+        """)
+    }
+
+    /// An HTML page of the export, whole: `title` (escaped already), the style sheet and the body.
+    static func page(title: String, style: String, body: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(title)</title>
+        <style>
+        \(style)
+        </style>
+        </head>
+        <body>
+        \(body)
         </body>
         </html>
+
         """
     }
 

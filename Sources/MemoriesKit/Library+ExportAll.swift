@@ -149,26 +149,14 @@ extension Library {
             let date = entry.date.map { Gallery.escape(String($0.prefix(10))) } ?? ""
             return "<li><a href=\"\(link)\">\(Gallery.escape(entry.title))</a> <span class=\"date\">\(date) · \(entry.photos) photo\(entry.photos == 1 ? "" : "s")</span></li>"
         }.joined(separator: "\n")
-        return """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>Memories</title>
-        <style>
+        return Gallery.page(title: "Memories", style: """
         body { font-family: system-ui, sans-serif; margin: 1.5rem; background: #fafafa; color: #222; }
         li { margin: .3rem 0; } .date { color: #666; font-size: .9rem; }
-        </style>
-        </head>
-        <body>
+        """, body: """
         <h1>Memories</h1>
         <ul>
         \(rows)
         </ul>
-        </body>
-        </html>
-
-        """
+        """)
     }
 }
