@@ -26,6 +26,14 @@ final class Expense {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
+if arguments.first == "--default-store" {
+    // The container an app gets with no configuration (tests: where its store goes).
+    let container = try ModelContainer(for: Expense.self)
+    container.mainContext.insert(Expense(title: "default", amount: 1, category: .fun))
+    try container.mainContext.save()
+    exit(0)
+}
+
 if arguments.first == "--autosave-probe", arguments.count == 2 {
     let container = try ModelContainer(for: Expense.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: arguments[1])))
     container.mainContext.insert(Expense(title: "autosaved", amount: 1, category: .fun))

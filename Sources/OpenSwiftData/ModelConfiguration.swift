@@ -30,10 +30,16 @@ public struct ModelConfiguration: Sendable {
     /// them in an S3 bucket. The store's identity is recorded in it as in the folder.
     public var blobBackend: (any BlobBackend)?
 
-    /// The default store: `default.store` in the current directory, or `$OPENSWIFTDATA_STORE_DIR`.
+    /// The default store's folder, as SwiftData keeps it in the application-support folder: here
+    /// FileManager's (`$XDG_DATA_HOME`, else `~/.local/share`), in a folder named after the program
+    /// (apps share that folder on Linux: a sandboxed Apple app has one of its own), made when a
+    /// writable container opens it. `$OPENSWIFTDATA_STORE_DIR` chooses another. Never the working
+    /// directory, which depends on where a program was started from.
     public static var defaultDirectory: URL {
         if let dir = ProcessInfo.processInfo.environment["OPENSWIFTDATA_STORE_DIR"] { return URL(fileURLWithPath: dir) }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+        return support.appendingPathComponent(ProcessInfo.processInfo.processName, isDirectory: true)
     }
 
     /// Where an app group's store would be (SwiftData's); Linux has no app groups: accepted, unused.
@@ -102,7 +108,9 @@ public struct ModelConfiguration: Sendable {
         self.init(nil, schema: nil, isStoredInMemoryOnly: isStoredInMemoryOnly)
     }
 
-    /// A configuration for these model types.
+    /// A configuration for these model types. (Disfavored: `ModelConfiguration()`, which apps write
+    /// for the default store, was ambiguous between this with no types and the initializer above.)
+    @_disfavoredOverload
     public init(for forTypes: any PersistentModel.Type..., isStoredInMemoryOnly: Bool = false) {
         self.init(nil, schema: Schema(forTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
     }

@@ -99,3 +99,31 @@ import Testing
         #expect(throws: ModelError.readOnlyStore(path: dir.store().path)) { try context.save() }
     }
 }
+
+/// The default store (issue 35): in the application-support folder, as SwiftData keeps it, in a
+/// folder named after the program; never the working directory.
+@Suite struct DefaultStoreTests {
+    @Test func theDefaultStoreIsInTheApplicationSupportFolder() throws {
+        let support = try #require(FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first)
+        let url = ModelConfiguration().url   // as apps write it (it was ambiguous)
+        if ProcessInfo.processInfo.environment["OPENSWIFTDATA_STORE_DIR"] == nil {
+            #expect(url.deletingLastPathComponent().standardizedFileURL.path
+                    == support.appendingPathComponent(ProcessInfo.processInfo.processName).standardizedFileURL.path)
+        }
+        #expect(url.lastPathComponent == "default.store")
+        #expect(url.deletingLastPathComponent().standardizedFileURL.path != FileManager.default.currentDirectoryPath)
+        #expect(ModelConfiguration("Trips").url.lastPathComponent == "Trips.store")
+    }
+
+    /// A program that opens its default container, run with `XDG_DATA_HOME` set: the store is made
+    /// there, in the program's folder, and nothing in its working directory.
+    @Test func aProgramsDefaultStoreGoesUnderXDGDataHome() throws {
+        let dir = TemporaryDirectory()
+        let data = dir.url.appendingPathComponent("data"), work = dir.url.appendingPathComponent("work")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let result = try runProduct("osd-demo", ["--default-store"], environment: ["XDG_DATA_HOME": data.path], directory: work)
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("osd-demo/default.store").path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work.path).isEmpty)
+    }
+}

@@ -77,10 +77,11 @@ struct ProcessResult {
 }
 
 /// Runs one of the package's executables and waits for it.
-func runProduct(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+func runProduct(_ name: String, _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws -> ProcessResult {
     let process = Process()
     process.executableURL = productURL(name)
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
     var env = ProcessInfo.processInfo.environment
     for (k, v) in environment { env[k] = v }
     process.environment = env
