@@ -27,6 +27,9 @@ public protocol BlobBackend: AnyObject, Sendable {
     /// Garbage collection (see `BlobStore.sweep`).
     func sweep(gracePeriod: TimeInterval, trashGracePeriod: TimeInterval, pruneNow: Bool, dryRun: Bool,
                referenced: () throws -> Set<BlobDigest>) throws -> BlobStore.SweepReport
+    /// Deletes old trashed blobs nothing refers to, if the store is free at once (see
+    /// `BlobStore.pruneTrash`); a backend without it prunes nothing (a bucket: `sweep` does).
+    func pruneTrash(olderThan age: TimeInterval, limit: Int, isReferenced: (BlobDigest) throws -> Bool) throws -> Int
     /// Re-hashes every blob on `jobs` threads (with `quick`, only lists them); `expected` are the
     /// digests that must be present. `progress` is called one call at a time.
     func verify(expected: (() throws -> Set<BlobDigest>)?, jobs: Int, quick: Bool, progress: ((Int, Int, Int64) -> Void)?) throws -> BlobStore.VerifyReport
@@ -149,4 +152,9 @@ extension BlobStore {
         }
         try BlobStore.writeDurably(Data((place + "\n").utf8), to: movedPath, temporary: movedPath + ".\(UUID().uuidString).part")
     }
+}
+
+extension BlobBackend {
+    /// Nothing: this backend's trash is emptied by `sweep` only.
+    public func pruneTrash(olderThan age: TimeInterval, limit: Int, isReferenced: (BlobDigest) throws -> Bool) throws -> Int { 0 }
 }

@@ -94,6 +94,9 @@ public final class Library {
         let supportExisted = FileManager.default.fileExists(atPath: support.path)
         let schema = Schema(versionedSchema: MemoriesSchemaV4.self)
         var configuration = ModelConfiguration(schema: schema, url: store, allowsSave: !readOnly)
+        // The trash is emptied by `gc` alone, after its checks (docs/reliability.md), never by a
+        // container opening the library.
+        configuration.trashGracePeriod = nil
         if let settings = try BlobSettings.load(from: directory) {
             configuration.blobBackend = try settings.backend(lockDirectory: support)
         }

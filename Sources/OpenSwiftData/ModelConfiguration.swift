@@ -29,6 +29,13 @@ public struct ModelConfiguration: Sendable {
     /// to the store (`.NAME_SUPPORT/`), or another `BlobBackend`, such as an `S3BlobStore` to keep
     /// them in an S3 bucket. The store's identity is recorded in it as in the folder.
     public var blobBackend: (any BlobBackend)?
+    /// How long a removed external-storage value stays in the trash before a container opening the
+    /// store deletes it for good (not in SwiftData, whose store does this by itself): 7 days by
+    /// default; nil never (then `ModelContainer.collectGarbage` does). Each writable open prunes up
+    /// to 10,000 such values on a background thread, and only when no save or sweep holds the
+    /// folder, each checked against the rows first. A folder's trash only: a bucket's is emptied
+    /// by `collectGarbage`.
+    public var trashGracePeriod: TimeInterval? = 7 * 86400
 
     /// The default store's folder, as SwiftData keeps it in the application-support folder: here
     /// FileManager's (`$XDG_DATA_HOME`, else `~/.local/share`), in a folder named after the program

@@ -92,6 +92,31 @@ public final class ModelContainer: @unchecked Sendable {
                 try BlobReferences(schema: schema, connection: anchor).any()
             }
         }
+        if !inMemory, writeRefusal == nil, identityProblem == nil, let backend = external?.backend, let age = configuration.trashGracePeriod {
+            Self.pruneTrash(of: backend, age: age, storePath: storePath, schema: schema)
+        }
+    }
+
+    /// Deletes the store's old trashed blobs that no row refers to (`ModelConfiguration.trashGracePeriod`),
+    /// up to 10,000, on a background thread with a read-only connection of its own: the caller does
+    /// not wait, and a save or sweep at work makes it do nothing this time. Failures are silent:
+    /// what is not pruned now is by a later open, or by `collectGarbage`.
+    static func pruneTrash(of backend: any BlobBackend, age: TimeInterval, storePath: String, schema: Schema) {
+        let job = PruneJob(backend: backend, schema: schema)
+        DispatchQueue.global(qos: .utility).async {
+            // Nothing is deleted on the word of a store SQLite finds damaged.
+            guard let connection = try? Connection(path: storePath, readOnly: true),
+                  let check = try? connection.rows("PRAGMA quick_check(1)"), check.first?.first == .text("ok"),
+                  let references = try? BlobReferences(schema: job.schema, connection: connection) else { return }
+            _ = try? job.backend.pruneTrash(olderThan: age, limit: 10_000) { try references.contains($0) }
+        }
+    }
+
+    /// What the background prune takes along (used by it alone).
+    private final class PruneJob: @unchecked Sendable {
+        let backend: any BlobBackend
+        let schema: Schema
+        init(backend: any BlobBackend, schema: Schema) { (self.backend, self.schema) = (backend, schema) }
     }
 
     /// Compares the store's identity with its blob folder's owner, recording both when neither

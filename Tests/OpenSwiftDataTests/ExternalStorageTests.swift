@@ -115,3 +115,47 @@ import BlobStore
         #expect(report.corrupt == [digest] && !report.isHealthy)
     }
 }
+
+/// Space comes back by itself (issue 35): a container that opens a store deletes, in the
+/// background, trashed values older than `ModelConfiguration.trashGracePeriod` that no row refers
+/// to; one referenced again stays.
+@Suite struct TrashPruneTests {
+    func age(_ url: URL, days: Double) throws {
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-days * 86400)], ofItemAtPath: url.path)
+    }
+
+    @Test func oldTrashIsPrunedWhenAContainerOpensButNotWhatIsReferenced() throws {
+        let dir = TemporaryDirectory()
+        let store: BlobStore
+        let doomed = SHA256.digest(Data("doomed".utf8)), kept = SHA256.digest(Data("kept".utf8))
+        do {
+            let c = try container(Memory.self, MemoryImage.self, at: dir.store())
+            let context = ModelContext(c)
+            let gone = Memory(title: "A", date: .now, notes: "", images: [image("doomed")])
+            context.insert(gone)
+            context.insert(Memory(title: "B", date: .now, notes: "", images: [image("kept")]))
+            try context.save()
+            context.delete(gone)
+            try context.save()
+            store = try #require(c.blobStore)
+        }
+        let trash = store.root.appendingPathComponent("trash")
+        #expect(store.trashContains(doomed))
+        // A referenced value's copy in the trash too (a restored store would leave one).
+        try FileManager.default.copyItem(at: store.root.appendingPathComponent("sha256/\(kept.hex.prefix(2))/\(kept.hex)"),
+                                         to: trash.appendingPathComponent(kept.hex))
+        try age(trash.appendingPathComponent(doomed.hex), days: 8)
+        try age(trash.appendingPathComponent(kept.hex), days: 8)
+
+        // Within the grace period: a container opened with a longer one leaves them.
+        var patient = ModelConfiguration(url: dir.store())
+        patient.trashGracePeriod = 30 * 86400
+        _ = try ModelContainer(for: Memory.self, MemoryImage.self, configurations: patient)
+        // The default (7 days): the old unreferenced one goes, in the background.
+        _ = try container(Memory.self, MemoryImage.self, at: dir.store())
+        let deadline = Date().addingTimeInterval(30)
+        while store.trashContains(doomed) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(!store.trashContains(doomed))
+        #expect(store.trashContains(kept) && store.contains(kept))
+    }
+}
