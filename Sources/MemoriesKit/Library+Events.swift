@@ -30,29 +30,6 @@ final class SurveyResults: @unchecked Sendable {
     var values: [Library.Surveyed?] { lock.withLock { found } }
 }
 
-/// What `import --by-event` did: the events that changed, and what was not read.
-public struct EventsReport: Encodable, Equatable {
-    /// One event that took (or would take) photos.
-    public struct Event: Encodable, Equatable {
-        /// Whether its memory is new (made by this import, or would be in a dry run).
-        public var new: Bool
-        /// The title it had before this import gave it a wider one (its title was still the one
-        /// an import gave it); nil otherwise.
-        public var retitledFrom: String?
-        /// The import into it. Its `memory` is nil in a dry run of a new event, and when nothing went in.
-        public var report: ImportReport
-        /// The title of its memory (or the one a dry run would give).
-        public var title: String
-    }
-    /// The events whose files were read (those that took photos have `report.imported` > 0), in time order.
-    public var events: [Event] = []
-    /// What the files given to no event came to: unchanged photos of the roll's events (not
-    /// read), photos removed from them, and files that are not photos.
-    public var unread = ImportReport()
-    /// Files that give no capture time: dated by their modification time.
-    public var undated = 0
-}
-
 extension Library {
     /// A day with no photo (24 hours without one) ends an event.
     public static let defaultEventGap: TimeInterval = 24 * 3600
@@ -268,45 +245,6 @@ extension Library {
         return first...last
     }
 
-    /// Groups `times` with the spans of existing `events`: in time order, a gap longer than `gap`
-    /// ends a run. A time in a run with events joins the nearest of them (`joined`: the time's
-    /// index and the event); the times of a run without one are a new event (`new`, indices).
-    static func group(_ times: [Date], events: [(event: Int64, span: ClosedRange<Date>)], gap: TimeInterval)
-        -> (joined: [(Int, Int64)], new: [[Int]]) {
-        enum Item { case time(Int), event(Int64) }
-        var items: [(span: ClosedRange<Date>, item: Item)] = events.map { ($0.span, .event($0.event)) }
-        items += times.enumerated().map { ($0.element...$0.element, .time($0.offset)) }
-        items.sort { $0.span.lowerBound != $1.span.lowerBound ? $0.span.lowerBound < $1.span.lowerBound : $0.span.upperBound < $1.span.upperBound }
-        var joined: [(Int, Int64)] = [], new: [[Int]] = []
-        var run: [(span: ClosedRange<Date>, item: Item)] = []
-        func close() {
-            let spans = run.compactMap { entry -> (Int64, ClosedRange<Date>)? in
-                if case .event(let key) = entry.item { return (key, entry.span) } else { return nil }
-            }
-            let indices = run.compactMap { entry -> Int? in if case .time(let index) = entry.item { return index } else { return nil } }
-            if spans.isEmpty {
-                if !indices.isEmpty { new.append(indices) }
-            } else {
-                for index in indices {
-                    let time = times[index]
-                    func distance(_ span: ClosedRange<Date>) -> TimeInterval {
-                        max(0, span.lowerBound.timeIntervalSince(time), time.timeIntervalSince(span.upperBound))
-                    }
-                    joined.append((index, spans.min { distance($0.1) < distance($1.1) }!.0))
-                }
-            }
-            run = []
-        }
-        var end = Date.distantPast
-        for entry in items {
-            if !run.isEmpty && entry.span.lowerBound.timeIntervalSince(end) > gap { close() }
-            end = run.isEmpty ? entry.span.upperBound : max(end, entry.span.upperBound)
-            run.append(entry)
-        }
-        close()
-        return (joined, new)
-    }
-
     /// The memory of a new event titled `title` (`title (2)`, … when another memory has it) and
     /// the lock to hold until its first photos are committed (as `claimTitle`). A memory of one
     /// of `rolls` with the title, made since the import began (`known` did not hold it: another
@@ -350,25 +288,5 @@ extension Library {
         try context.save()
         try context.immediateTransaction { try SourceEvents.retitled(memory.id, given: title, in: context) }
         return old
-    }
-}
-
-/// The title of an event, from its first and last day in `zone`: "12 May 2024",
-/// "12-14 May 2024", "30 May - 2 Jun 2024", "30 Dec 2024 - 2 Jan 2025". Month names are
-/// English abbreviations whatever the locale, so titles do not change with it.
-enum EventTitle {
-    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-    static func of(_ first: Date, _ last: Date, zone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let a = calendar.dateComponents([.year, .month, .day], from: first)
-        let b = calendar.dateComponents([.year, .month, .day], from: last)
-        let (y1, m1, d1) = (a.year ?? 1, months[(a.month ?? 1) - 1], a.day ?? 1)
-        let (y2, m2, d2) = (b.year ?? 1, months[(b.month ?? 1) - 1], b.day ?? 1)
-        if y1 != y2 { return "\(d1) \(m1) \(y1) - \(d2) \(m2) \(y2)" }
-        if m1 != m2 { return "\(d1) \(m1) - \(d2) \(m2) \(y1)" }
-        if d1 != d2 { return "\(d1)-\(d2) \(m1) \(y1)" }
-        return "\(d1) \(m1) \(y1)"
     }
 }
