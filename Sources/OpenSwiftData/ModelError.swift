@@ -15,7 +15,8 @@ public enum ModelError: Error, Equatable, LocalizedError {
     case corruptValue(model: String, property: String, stored: String)
     /// A relationship's delete rule is `.deny` and related models exist.
     case deleteDenied(model: String, relationship: String)
-    /// Two to-many relationships of one model name the same inverse: they cannot be kept apart.
+    /// Two to-many relationships of one model name the same inverse. No longer thrown: each keeps its
+    /// members in a join table of its own (kept so that code matching it still builds).
     case sharedInverse(model: String, relationships: [String], inverse: String)
     /// A save on a container opened with `allowsSave: false`.
     case readOnlyStore(path: String)

@@ -200,11 +200,55 @@ import Testing
     }
 }
 
+/// Two to-many relationships with one inverse (Apple's Backyard Birds: a yard's `leading` and
+/// `trailing` plants, both `inverse: \Plant.yard`), issue 35: each keeps its own members, stored
+/// and read back apart, and the to-one says the yard.
 @Suite struct SharedInverseTests {
-    /// Both arrays held the union after a save: now the container refuses the shape, saying why.
-    @Test func twoToManyRelationshipsWithOneInverseAreRefusedNotMerged() {
-        #expect(throws: ModelError.sharedInverse(model: "Yard", relationships: ["leading", "trailing"], inverse: "Plant.yard")) {
-            try ModelContainer(for: SharedInverse.Yard.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    typealias Yard = SharedInverse.Yard
+    typealias Plant = SharedInverse.Plant
+
+    @Test func eachToManyKeepsItsOwnMembers() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Yard.self, Plant.self, at: dir.store())
+        let context = ModelContext(c)
+        let yard = Yard(name: "Back")
+        context.insert(yard)
+        let (a, b, x) = (Plant(species: "fern"), Plant(species: "rose"), Plant(species: "oak"))
+        yard.leading = [a, b]
+        yard.trailing.append(x)
+        #expect(a.yard === yard && x.yard === yard)
+        try context.save()
+
+        func reread() throws -> (leading: [String], trailing: [String], yards: [String: String]) {
+            let fresh = ModelContext(c)
+            let yard = try #require(try fresh.fetch(FetchDescriptor<Yard>()).first)
+            let plants = try fresh.fetch(FetchDescriptor<Plant>())
+            return (yard.leading.map(\.species).sorted(), yard.trailing.map(\.species).sorted(),
+                    Dictionary(uniqueKeysWithValues: plants.map { ($0.species, $0.yard?.name ?? "-") }))
         }
+        var now = try reread()
+        #expect(now.leading == ["fern", "rose"] && now.trailing == ["oak"])
+        #expect(now.yards == ["fern": "Back", "rose": "Back", "oak": "Back"])
+
+        // Moved from one list to the other: still in the yard. Taken out of both: in no yard.
+        yard.leading.removeAll { $0 === b }
+        yard.trailing.append(b)
+        yard.trailing.removeAll { $0 === x }
+        #expect(b.yard === yard && x.yard == nil)
+        try context.save()
+        now = try reread()
+        #expect(now.leading == ["fern"] && now.trailing == ["rose"] && now.yards == ["fern": "Back", "rose": "Back", "oak": "-"])
+
+        // Into another yard: out of both of this one's lists.
+        let front = Yard(name: "Front")
+        context.insert(front)
+        front.leading.append(a)
+        #expect(a.yard === front && yard.leading.isEmpty)
+        try context.save()
+        #expect(try SQLiteProbe(dir.store()).scalar("SELECT count(*) FROM _Yard_leading") == "1")
+        // A plant deleted leaves its list.
+        context.delete(b)
+        try context.save()
+        #expect(try SQLiteProbe(dir.store()).scalar("SELECT count(*) FROM _Yard_trailing") == "0")
     }
 }

@@ -96,7 +96,9 @@ extension ModelContext {
         let backing = model.persistentBackingData
         for property in entity.properties where property.isRelationship {
             guard let value = backing.values[property.index] else { continue }
-            let inverse = RelationshipGraph.inverse(of: property, in: entity)
+            // A to-one that several to-manys share says the owner, not which list: none is joined.
+            let shared = RelationshipGraph.sharers(of: property, in: entity) != nil
+            let inverse = shared ? nil : RelationshipGraph.inverse(of: property, in: entity)
             for related in Relationships.models(in: value) {
                 if related.persistentBackingData.state == .detached { insertAny(related) }
                 if let inverse { Relationships.link(related, inverse, to: model) }
@@ -147,6 +149,11 @@ extension ModelContext {
                         let related = backing.values[property.index].map(Relationships.models(in:)) ?? []
                         if rule == .cascade {
                             for child in related where child.persistentBackingData.state == .persisted { deleteAny(child) }
+                        } else if let sharers = RelationshipGraph.sharers(of: property, in: entity) {
+                            // A model leaving an owner through a shared to-one leaves all its lists.
+                            for owner in related where owner.persistentBackingData.state != .deleted {
+                                for sharer in sharers { Relationships.leave(owner, sharer, of: model) }
+                            }
                         } else if let inverse = RelationshipGraph.inverse(of: property, in: entity) {
                             for child in related where child.persistentBackingData.state != .deleted { Relationships.unlink(child, inverse, from: model) }
                         }

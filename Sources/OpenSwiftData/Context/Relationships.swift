@@ -25,14 +25,46 @@ enum Relationships {
         let added = after.filter { !beforeIDs.contains(ObjectIdentifier($0)) }.compactMap { $0 as? any PersistentModel }
         let removed = before.filter { !seen.contains(ObjectIdentifier($0)) }.compactMap { $0 as? any PersistentModel }
         if let inverse {
-            for related in added { link(related, inverse, to: owner) }
-            for related in removed { unlink(related, inverse, from: owner) }
+            if case .toOne = property.kind, let sharers = RelationshipGraph.sharers(of: property, in: entity) {
+                // A to-one that several to-manys of the other side name: which of them the model
+                // is in is said by appending it there; leaving an owner leaves them all.
+                for related in removed { for sharer in sharers { leave(related, sharer, of: owner) } }
+            } else {
+                for related in added { link(related, inverse, to: owner) }
+                for related in removed where !stillIn(related, sharing: inverse, of: owner, besides: property) {
+                    unlink(related, inverse, from: owner)
+                }
+            }
         }
         // Bring everything into one context: the owner's, or else that of a related model.
         let context = backing.context ?? added.lazy.compactMap { $0.persistentBackingData.context }.first
         guard let context else { return }
         if backing.state == .detached { context.insertAny(owner) }
         for related in added where related.persistentBackingData.state == .detached { context.insertAny(related) }
+    }
+
+    /// Takes `member` out of the shared to-many `list` of `owner`, as a change of `owner` (the list
+    /// is a join table of its own, written from `owner`'s array).
+    static func leave(_ owner: any PersistentModel, _ list: Schema.Property, of member: any PersistentModel) {
+        let backing = owner.persistentBackingData
+        prepare(backing, owner)
+        if backing.unloaded.contains(list.index) { backing.loadDetachedOrFromContext(list.index) }
+        guard let value = backing.values[list.index] else { return }
+        let items = models(in: value)
+        guard items.contains(where: { $0 === member }) else { return }
+        _ = backing._setRaw(typedArray(items.filter { $0 !== member }, like: list), at: list.index)
+    }
+
+    /// Whether `related`, taken out of `property` of `owner`, is still in another to-many of
+    /// `owner` that shares the to-one `inverse` (moved from `leading` to `trailing`: its yard stays).
+    static func stillIn(_ related: any PersistentModel, sharing inverse: Schema.Property, of owner: any PersistentModel,
+                        besides property: Schema.Property) -> Bool {
+        guard case .toOne = inverse.kind, let relatedEntity = related.persistentBackingData.entity,
+              let sharers = RelationshipGraph.sharers(of: inverse, in: relatedEntity) else { return false }
+        let backing = owner.persistentBackingData
+        return sharers.contains { sharer in
+            sharer.index != property.index && (backing.values[sharer.index].map(objects(in:)) ?? []).contains { $0 === related }
+        }
     }
 
     /// The objects a relationship value holds, without casting each to a protocol.
@@ -57,10 +89,14 @@ enum Relationships {
         case .toOne:
             if let current = backing.values[inverse.index].flatMap({ $0 as? any PersistentModel }), current === owner { return }
             let old = backing._setRaw(owner, at: inverse.index)
-            // The related model leaves its previous owner's to-many relationship.
-            if let previous = old.flatMap({ $0 as? any PersistentModel }), previous !== owner,
-               let back = RelationshipGraph.inverse(of: inverse, in: backing.entity!) {
-                unlink(previous, back, from: related)
+            // The related model leaves its previous owner's to-many relationship (all of them,
+            // when several share this to-one).
+            if let previous = old.flatMap({ $0 as? any PersistentModel }), previous !== owner {
+                if let sharers = RelationshipGraph.sharers(of: inverse, in: backing.entity!) {
+                    for sharer in sharers { leave(previous, sharer, of: related) }
+                } else if let back = RelationshipGraph.inverse(of: inverse, in: backing.entity!) {
+                    unlink(previous, back, from: related)
+                }
             }
         case .toMany:
             if backing.unloaded.contains(inverse.index) {

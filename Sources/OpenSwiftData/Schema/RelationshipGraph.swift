@@ -38,10 +38,17 @@ enum RelationshipGraph {
     }
 
     /// How a to-many relationship's rows are found, or nil for a to-one.
+    ///
+    /// One whose to-one inverse other to-manys of its model name too (Apple's Backyard Birds: a
+    /// yard's `leading` and `trailing` plants, both `inverse: \Plant.yard`) keeps its members in a
+    /// join table of its own: the to-one column says which yard a plant is in, not which list.
     static func link(of property: Schema.Property, in entity: Schema.Entity) -> ToManyLink? {
-        guard case .toMany = property.kind else { return nil }
+        guard case .toMany(let targetType) = property.kind else { return nil }
         let inverse = inverse(of: property, in: entity)
-        if let inverse, case .toOne = inverse.kind { return .foreignKey(column: inverse.column) }
+        if let inverse, case .toOne = inverse.kind {
+            guard sharers(of: inverse, in: EntityCache.entity(for: targetType)) != nil else { return .foreignKey(column: inverse.column) }
+            return .joinTable(table: "_\(entity.name)_\(property.name)", ownerColumn: "owner", targetColumn: "target")
+        }
         // One join table per pair of sides, named after both (sorted, so each side finds the same one).
         let mine = "\(entity.name).\(property.name)"
         guard let inverse, case .toMany(let targetType) = property.kind else {
@@ -55,6 +62,28 @@ enum RelationshipGraph {
             ? .joinTable(table: table, ownerColumn: "a", targetColumn: "b")
             : .joinTable(table: table, ownerColumn: mine == theirs ? "a" : "b", targetColumn: mine == theirs ? "b" : "a")
     }
+
+    /// The to-many relationships that all name `toOne` (a to-one of `entity`) as their inverse,
+    /// when there are several; nil when one or none does.
+    static func sharers(of toOne: Schema.Property, in entity: Schema.Entity) -> [Schema.Property]? {
+        guard case .toOne(let ownerType) = toOne.kind else { return nil }
+        let key = Key(type: ObjectIdentifier(entity.type), index: toOne.index)
+        lock.lock()
+        if let cached = sharedCache[key] { lock.unlock(); return cached }
+        lock.unlock()
+        let owner = EntityCache.entity(for: ownerType)
+        let found = owner.relationships.filter { candidate in
+            guard case .toMany(let t) = candidate.kind, ObjectIdentifier(t) == ObjectIdentifier(entity.type),
+                  let back = inverse(of: candidate, in: owner) else { return false }
+            return back.index == toOne.index
+        }
+        let result = found.count > 1 ? found : nil
+        lock.lock()
+        sharedCache[key] = .some(result)
+        lock.unlock()
+        return result
+    }
+    @exclusivity(unchecked) nonisolated(unsafe) private static var sharedCache: [Key: [Schema.Property]?] = [:]
 
     static func inverse(of property: Schema.Property, in entity: Schema.Entity) -> Schema.Property? {
         let key = Key(type: ObjectIdentifier(entity.type), index: property.index)

@@ -50,25 +50,8 @@ public final class Schema: @unchecked Sendable {
     /// Whether any property keeps its values in the blob store.
     var hasExternalStorage: Bool { entities.contains { !$0.externals.isEmpty } }
 
-    /// Problems that make the schema unusable (a property type with no stored form, two
-    /// relationships sharing one inverse).
+    /// Problems that make the schema unusable (a property type with no stored form).
     func validate() throws {
-        for entity in entities {
-            // Two relationships of one model that name the same inverse (Apple's "leading" and
-            // "trailing" plants of a yard, both `inverse: \Plant.yard`) would be stored in one
-            // column and read back as one set: refuse instead of merging them silently.
-            var claimed: [ObjectIdentifier: [Int: String]] = [:]
-            for property in entity.relationships {
-                guard let inverse = RelationshipGraph.inverse(of: property, in: entity),
-                      case .toMany(let target) = property.kind else { continue }
-                let owner = ObjectIdentifier(target)
-                if let other = claimed[owner]?[inverse.index] {
-                    throw ModelError.sharedInverse(model: entity.name, relationships: [other, property.name],
-                                                   inverse: "\(String(describing: target)).\(inverse.name)")
-                }
-                claimed[owner, default: [:]][inverse.index] = property.name
-            }
-        }
         for entity in entities {
             for property in entity.properties {
                 if case .unsupported(let type) = property.kind {
