@@ -266,7 +266,10 @@ public final class _BackingData {
     }
 
     func identifier<M: PersistentModel>(for type: M.Type) -> PersistentIdentifier {
-        PersistentIdentifier(entityName: String(describing: type), primaryKey: primaryKey)
+        // The entity's name is `String(describing: type)`, made once (formatting it per call was
+        // most of a save's cost once `didSave` listed every identifier).
+        if let entity, entity.type == type { return PersistentIdentifier(entityName: entity.name, primaryKey: primaryKey) }
+        return PersistentIdentifier(entityName: String(describing: type), primaryKey: primaryKey)
     }
 }
 

@@ -38,14 +38,26 @@ public struct ModelConfiguration: Sendable {
     public var trashGracePeriod: TimeInterval? = 7 * 86400
 
     /// The default store's folder, as SwiftData keeps it in the application-support folder: here
-    /// FileManager's (`$XDG_DATA_HOME`, else `~/.local/share`), in a folder named after the program
+    /// XDG's (`$XDG_DATA_HOME` when absolute, else `~/.local/share`, the home from the password
+    /// database when `HOME` is unset or relative), in a folder named after the program
     /// (apps share that folder on Linux: a sandboxed Apple app has one of its own), made when a
     /// writable container opens it. `$OPENSWIFTDATA_STORE_DIR` chooses another. Never the working
     /// directory, which depends on where a program was started from.
     public static var defaultDirectory: URL {
-        if let dir = ProcessInfo.processInfo.environment["OPENSWIFTDATA_STORE_DIR"] { return URL(fileURLWithPath: dir) }
-        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+        let environment = ProcessInfo.processInfo.environment
+        if let dir = environment["OPENSWIFTDATA_STORE_DIR"], !dir.isEmpty { return URL(fileURLWithPath: dir) }
+        // XDG's rules, as FileManager's, but with the user's home from the password database when
+        // HOME is unset or not absolute (FileManager then gave /home/.local/share to root).
+        let support: URL
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            support = URL(fileURLWithPath: data, isDirectory: true)
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            support = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share")
+        } else if let entry = getpwuid(geteuid()), let dir = entry.pointee.pw_dir {
+            support = URL(fileURLWithPath: String(cString: dir), isDirectory: true).appendingPathComponent(".local/share")
+        } else {
+            support = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+        }
         return support.appendingPathComponent(ProcessInfo.processInfo.processName, isDirectory: true)
     }
 

@@ -158,4 +158,39 @@ import BlobStore
         #expect(!store.trashContains(doomed))
         #expect(store.trashContains(kept) && store.contains(kept))
     }
+
+    /// Found by an outside attack: the prune asked an index whether a trashed value was still
+    /// referenced, and a damaged index (which `quick_check` does not read) said no. It now reads the
+    /// rows themselves: a value a row names, in any case, is kept.
+    @Test func aValueARowNamesIsKeptWhateverItsIndexSays() throws {
+        let dir = TemporaryDirectory()
+        let kept = SHA256.digest(Data("kept".utf8)), doomed = SHA256.digest(Data("doomed".utf8))
+        let store: BlobStore
+        do {
+            let c = try container(Memory.self, MemoryImage.self, at: dir.store())
+            let context = ModelContext(c)
+            let gone = Memory(title: "A", date: .now, notes: "", images: [image("doomed")])
+            context.insert(gone)
+            context.insert(Memory(title: "B", date: .now, notes: "", images: [image("kept")]))
+            try context.save()
+            context.delete(gone)
+            try context.save()
+            store = try #require(c.blobStore)
+        }
+        let trash = store.root.appendingPathComponent("trash")
+        try FileManager.default.copyItem(at: store.root.appendingPathComponent("sha256/\(kept.hex.prefix(2))/\(kept.hex)"),
+                                         to: trash.appendingPathComponent(kept.hex))
+        for digest in [kept, doomed] { try age(trash.appendingPathComponent(digest.hex), days: 8) }
+        // The row names it in upper case, and the index on the column is gone.
+        let probe = SQLiteProbe(dir.store())
+        try probe.execute("UPDATE MemoryImage SET imageData = upper(imageData) WHERE imageData = '\(kept.hex)'")
+        for name in try probe.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'MemoryImage'").map(\.[0]) {
+            try probe.execute("DROP INDEX \"\(name)\"")
+        }
+        _ = try container(Memory.self, MemoryImage.self, at: dir.store())
+        let deadline = Date().addingTimeInterval(30)
+        while store.trashContains(doomed) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(!store.trashContains(doomed) && store.trashContains(kept))
+    }
 }
+

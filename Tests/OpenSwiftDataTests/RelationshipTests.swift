@@ -215,3 +215,28 @@ import Testing
         #expect(try SQLiteProbe(dir.store()).rows("SELECT title, author FROM Book") == [["T", "NULL"]])
     }
 }
+
+/// Found by an outside attack (issue 35): a member taken out of a fetched owner's list whose own
+/// to-one had not been read kept its owner in the store (the list read back unchanged).
+@Suite struct UnloadedInverseTests {
+    @Test func aMemberTakenOutOfAFetchedListLeavesItsOwner() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Owner.self, Pet.self, at: dir.store())
+        do {
+            let context = ModelContext(c)
+            let owner = Owner(name: "K")
+            context.insert(owner)
+            owner.pets = [Pet(name: "a1"), Pet(name: "a2")]
+            try context.save()
+        }
+        let context = ModelContext(c)
+        let owner = try #require(try context.fetch(FetchDescriptor<Owner>()).first)
+        let gone = try #require(owner.pets.first { $0.name == "a1" })
+        owner.pets.removeAll { $0 === gone }
+        #expect(gone.owner == nil)
+        try context.save()
+        let fresh = ModelContext(c)
+        #expect(try fresh.fetch(FetchDescriptor<Owner>()).first?.pets.map(\.name) == ["a2"])
+        #expect(try fresh.fetch(FetchDescriptor<Pet>(predicate: #Predicate { $0.name == "a1" })).first?.owner == nil)
+    }
+}

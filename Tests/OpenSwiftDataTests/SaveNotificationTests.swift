@@ -74,4 +74,41 @@ import OpenSwiftData
             #expect(seen.events.isEmpty)
         }
     }
+
+    /// Found by an outside attack: `save()` called by a `willSave` observer recursed until the
+    /// stack overflowed; now it returns, and the save under way saves everything once.
+    @Test func aSaveFromWillSaveIsTheSaveUnderWay() throws {
+        let dir = TemporaryDirectory()
+        let context = ModelContext(try container(Item.self, at: dir.store()))
+        nonisolated(unsafe) var didSaves = 0
+        let tokens = [
+            NotificationCenter.default.addObserver(forName: ModelContext.willSave, object: context, queue: nil) { _ in try? context.save() },
+            NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { _ in didSaves += 1 },
+        ]
+        defer { tokens.forEach(NotificationCenter.default.removeObserver) }
+        context.insert(Item(name: "once", rank: 1))
+        try context.save()
+        #expect(didSaves == 1)
+        #expect(try SQLiteProbe(dir.store()).scalar("SELECT count(*) FROM Item") == "1")
+    }
+
+    /// Found by an outside attack: `didSave` was posted while the save still held the blob
+    /// store's lock, so an observer's own save of an external value waited for it and then left
+    /// its removed blob behind.
+    @Test func didSaveComesAfterTheBlobStoreIsFree() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Memory.self, MemoryImage.self, at: dir.store())
+        let context = ModelContext(c)
+        let store = try #require(c.blobStore)
+        nonisolated(unsafe) var free: Bool?
+        let token = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { _ in
+            guard free == nil else { return }
+            free = (try? store.exclusiveLock(timeout: 0)).map { $0.unlock(); return true } ?? false
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        context.insert(Memory(title: "A", date: .now, notes: "", images: [image("blob")]))
+        try context.save()
+        #expect(free == true)
+    }
 }
+

@@ -251,4 +251,25 @@ import Testing
         try context.save()
         #expect(try SQLiteProbe(dir.store()).scalar("SELECT count(*) FROM _Yard_trailing") == "0")
     }
+
+    /// Found by an outside attack: a plant in both lists, taken out of one after a save (the other
+    /// list not read again), keeps its yard.
+    @Test func aMemberOfBothListsKeepsItsOwnerWhenItLeavesOne() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(Yard.self, Plant.self, at: dir.store())
+        let context = ModelContext(c)
+        let yard = Yard(name: "Y")
+        context.insert(yard)
+        let both = Plant(species: "ivy")
+        yard.leading.append(both)
+        yard.trailing.append(both)
+        try context.save()
+        yard.leading.removeAll { $0 === both }
+        #expect(both.yard === yard)
+        try context.save()
+        let fresh = ModelContext(c)
+        let plant = try #require(try fresh.fetch(FetchDescriptor<Plant>()).first)
+        #expect(plant.yard?.name == "Y" && plant.yard?.trailing.map(\.species) == ["ivy"] && plant.yard?.leading.isEmpty == true)
+    }
 }
+

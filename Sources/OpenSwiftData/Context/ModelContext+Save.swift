@@ -15,9 +15,14 @@ extension ModelContext {
     /// transaction that references them commits; blobs whose last reference the save removed are
     /// deleted after it commits (a crash in between leaves only orphans for `collectGarbage`).
     public func save() throws {
-        guard hasChanges else { return }
+        // A save asked for by a `willSave` observer is the one under way: it saves what they change.
+        guard hasChanges, !isAnnouncingSave else { return }
         // Observers may still change models: what they do is saved with the rest.
-        if !isDeinitializing { NotificationCenter.default.post(name: Self.willSave, object: self) }
+        if !isDeinitializing {
+            isAnnouncingSave = true
+            NotificationCenter.default.post(name: Self.willSave, object: self)
+            isAnnouncingSave = false
+        }
         // Digest hints serve this attempt only, failed or not: a buffer an app reuses after a
         // failed save must never be stored under the name noted for its earlier bytes.
         defer { knownDigests.removeAll() }
@@ -26,6 +31,7 @@ extension ModelContext {
         let writer = try writeExternalValues()
         let released = releasedDigests().union(cascaded.digests)
         var assigned: [(backing: _BackingData, temporaryKey: Int64)] = []
+        var saved: [AnyHashable: Any]?
         do {
             // The blob store's shared lock goes once the rows are committed (or not), before
             // released blobs are removed (which takes it exclusively).
@@ -37,13 +43,14 @@ extension ModelContext {
                 for model in pendingWrites { model.persistentBackingData.pendingDigests = [:] }
                 throw error
             }
-            let saved = isDeinitializing ? nil : SaveNotification.identifiers(inserted: insertedList, updated: changedList, deleted: deletedList)
+            saved = isDeinitializing ? nil : SaveNotification.identifiers(inserted: insertedList, updated: changedList, deleted: deletedList)
             finishSave()
-            if let saved { NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: saved) }
         }
         if let external = container.external, !released.isEmpty, !skipsBlobRemovalForTesting {
             external.removeUnreferenced(released, isReferenced: referenceCheck())
         }
+        // Posted once the save is over, its locks given back: an observer may save again.
+        if let saved { NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: saved) }
     }
 
     /// Puts every new external-storage value into the blob store and makes them durable.

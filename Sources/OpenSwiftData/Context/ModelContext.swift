@@ -65,6 +65,8 @@ public final class ModelContext {
     @exclusivity(unchecked) var nextTemporaryKey: Int64 = -1
     /// Set by `deinit`: its autosave posts no notification.
     var isDeinitializing = false
+    /// Set while `willSave` is posted: a `save()` from an observer returns at once.
+    var isAnnouncingSave = false
     /// Simulates a crash between a commit and the removal of the blobs it released (tests only).
     @exclusivity(unchecked) var skipsBlobRemovalForTesting = false
     /// Rows written inside a pending-changes savepoint, so a fetch maps them to their unsaved objects.

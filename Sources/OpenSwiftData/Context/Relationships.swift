@@ -63,7 +63,10 @@ enum Relationships {
               let sharers = RelationshipGraph.sharers(of: inverse, in: relatedEntity) else { return false }
         let backing = owner.persistentBackingData
         return sharers.contains { sharer in
-            sharer.index != property.index && (backing.values[sharer.index].map(objects(in:)) ?? []).contains { $0 === related }
+            guard sharer.index != property.index else { return false }
+            // A list not read yet (a save unloads them) is read: the member may be in it.
+            if backing.unloaded.contains(sharer.index) { backing.loadDetachedOrFromContext(sharer.index) }
+            return (backing.values[sharer.index].map(objects(in:)) ?? []).contains { $0 === related }
         }
     }
 
@@ -136,6 +139,9 @@ enum Relationships {
         prepare(backing, related)
         switch inverse.kind {
         case .toOne:
+            // A to-one not read yet is read first: it may be `owner` (a member taken out of a
+            // fetched owner's list kept its owner in the store when it was not).
+            if backing.unloaded.contains(inverse.index) { backing.loadDetachedOrFromContext(inverse.index) }
             if let current = backing.values[inverse.index].flatMap({ $0 as? any PersistentModel }), current === owner {
                 backing._setRaw(inverse.nilValue(), at: inverse.index)
             }
