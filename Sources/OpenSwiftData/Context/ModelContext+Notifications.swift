@@ -9,7 +9,8 @@ extension ModelContext {
     /// Posted on `NotificationCenter.default`, with the context as its object, when a save has
     /// committed. Its `userInfo` holds, under the raw values of `NotificationKey`, the identifiers of
     /// the models inserted (their permanent identifiers), updated and deleted, each an array of
-    /// `PersistentIdentifier` (rows a cascade deleted without reading them are not listed).
+    /// `PersistentIdentifier` (rows a cascade deleted, or a `.nullify` rule changed, without reading
+    /// them are not listed). Posted once the save is over: an observer may save again.
     ///
     /// A context that saves as it is deinitialized (autosave) posts neither notification.
     public static let didSave = Notification.Name("ModelContext.didSave")
