@@ -19,10 +19,28 @@ final class Connection {
     ///   - readOnly: open an existing file for reading only: nothing is created, migrated or
     ///     written. When its folder cannot be written (so no `-shm` file can be made for WAL), the
     ///     file is opened as immutable.
+    /// A process killed in a write before the store was in WAL mode (its first moments) leaves a
+    /// hot rollback journal beside it, which a read-only connection cannot roll back: every read
+    /// failed as if the store could not be written. Where the folder and file can be written, a
+    /// read-write connection is opened for a moment first, and SQLite rolls the journal back (as any
+    /// reader allowed to write does), leaving the store as it was before that write.
+    static func rollBackHotJournal(_ path: String) {
+        var info = stat()
+        let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        guard stat(path + "-journal", &info) == 0, info.st_size > 0, access(path, W_OK) == 0, access(folder, W_OK) == 0 else { return }
+        var db: OpaquePointer?
+        if sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let db {
+            sqlite3_busy_timeout(db, 10_000)
+            sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nil, nil, nil)
+        }
+        sqlite3_close_v2(db)
+    }
+
     init(path: String, readOnly: Bool = false, busyTimeout: Int32 = 10_000) throws {
         var db: OpaquePointer?
         var rc: Int32
         if readOnly {
+            Self.rollBackHotJournal(path)
             rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
             if rc == SQLITE_OK, let opened = db, sqlite3_exec(opened, "SELECT count(*) FROM sqlite_master", nil, nil, nil) != SQLITE_OK,
                access((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, W_OK) != 0 {
