@@ -124,10 +124,12 @@ import BlobStore
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-days * 86400)], ofItemAtPath: url.path)
     }
 
-    @Test func oldTrashIsPrunedWhenAContainerOpensButNotWhatIsReferenced() throws {
-        let dir = TemporaryDirectory()
+    let doomed = SHA256.digest(Data("doomed".utf8)), kept = SHA256.digest(Data("kept".utf8))
+
+    /// A store whose trash holds, 8 days old, `doomed` (its memory deleted) and a copy of `kept`
+    /// (which a row still names: a restored store would leave such a copy).
+    func trashedStore(_ dir: TemporaryDirectory) throws -> BlobStore {
         let store: BlobStore
-        let doomed = SHA256.digest(Data("doomed".utf8)), kept = SHA256.digest(Data("kept".utf8))
         do {
             let c = try container(Memory.self, MemoryImage.self, at: dir.store())
             let context = ModelContext(c)
@@ -141,20 +143,28 @@ import BlobStore
         }
         let trash = store.root.appendingPathComponent("trash")
         #expect(store.trashContains(doomed))
-        // A referenced value's copy in the trash too (a restored store would leave one).
         try FileManager.default.copyItem(at: store.root.appendingPathComponent("sha256/\(kept.hex.prefix(2))/\(kept.hex)"),
                                          to: trash.appendingPathComponent(kept.hex))
-        try age(trash.appendingPathComponent(doomed.hex), days: 8)
-        try age(trash.appendingPathComponent(kept.hex), days: 8)
+        for digest in [kept, doomed] { try age(trash.appendingPathComponent(digest.hex), days: 8) }
+        return store
+    }
 
+    /// Waits (30 s at most: a hang guard) for a background prune to delete `doomed`.
+    func waitForPrune(_ store: BlobStore) {
+        let deadline = Date().addingTimeInterval(30)
+        while store.trashContains(doomed) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+    }
+
+    @Test func oldTrashIsPrunedWhenAContainerOpensButNotWhatIsReferenced() throws {
+        let dir = TemporaryDirectory()
+        let store = try trashedStore(dir)
         // Within the grace period: a container opened with a longer one leaves them.
         var patient = ModelConfiguration(url: dir.store())
         patient.trashGracePeriod = 30 * 86400
         _ = try ModelContainer(for: Memory.self, MemoryImage.self, configurations: patient)
         // The default (7 days): the old unreferenced one goes, in the background.
         _ = try container(Memory.self, MemoryImage.self, at: dir.store())
-        let deadline = Date().addingTimeInterval(30)
-        while store.trashContains(doomed) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        waitForPrune(store)
         #expect(!store.trashContains(doomed))
         #expect(store.trashContains(kept) && store.contains(kept))
     }
@@ -164,23 +174,7 @@ import BlobStore
     /// rows themselves: a value a row names, in any case, is kept.
     @Test func aValueARowNamesIsKeptWhateverItsIndexSays() throws {
         let dir = TemporaryDirectory()
-        let kept = SHA256.digest(Data("kept".utf8)), doomed = SHA256.digest(Data("doomed".utf8))
-        let store: BlobStore
-        do {
-            let c = try container(Memory.self, MemoryImage.self, at: dir.store())
-            let context = ModelContext(c)
-            let gone = Memory(title: "A", date: .now, notes: "", images: [image("doomed")])
-            context.insert(gone)
-            context.insert(Memory(title: "B", date: .now, notes: "", images: [image("kept")]))
-            try context.save()
-            context.delete(gone)
-            try context.save()
-            store = try #require(c.blobStore)
-        }
-        let trash = store.root.appendingPathComponent("trash")
-        try FileManager.default.copyItem(at: store.root.appendingPathComponent("sha256/\(kept.hex.prefix(2))/\(kept.hex)"),
-                                         to: trash.appendingPathComponent(kept.hex))
-        for digest in [kept, doomed] { try age(trash.appendingPathComponent(digest.hex), days: 8) }
+        let store = try trashedStore(dir)
         // The row names it in upper case, and the index on the column is gone.
         let probe = SQLiteProbe(dir.store())
         try probe.execute("UPDATE MemoryImage SET imageData = upper(imageData) WHERE imageData = '\(kept.hex)'")
@@ -188,8 +182,7 @@ import BlobStore
             try probe.execute("DROP INDEX \"\(name)\"")
         }
         _ = try container(Memory.self, MemoryImage.self, at: dir.store())
-        let deadline = Date().addingTimeInterval(30)
-        while store.trashContains(doomed) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        waitForPrune(store)
         #expect(!store.trashContains(doomed) && store.trashContains(kept))
     }
 }
