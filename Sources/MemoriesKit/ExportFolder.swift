@@ -203,14 +203,8 @@ final class ExportFolder {
         var info = stat()
         guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         let hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Foundation.read(file, $0.baseAddress!, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { return nil }
-            if n == 0 { break }
-            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
-        }
+        // A file that shrinks while read is a read error: nil, so nothing is decided on it.
+        guard (try? forEachChunk(of: file, length: Int64(info.st_size), path + "/" + name, { hasher.update($0) })) != nil else { return nil }
         return hasher.finish().hex
     }
 

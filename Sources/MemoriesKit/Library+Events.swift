@@ -18,18 +18,6 @@ struct EventTarget {
     var gap: TimeInterval
 }
 
-/// What the survey's two workers found, each file at its index.
-final class SurveyResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var found: [Library.Surveyed?]
-
-    init(count: Int) { found = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: Library.Surveyed?) { lock.withLock { found[index] = value } }
-
-    var values: [Library.Surveyed?] { lock.withLock { found } }
-}
-
 extension Library {
     /// A day with no photo (24 hours without one) ends an event.
     public static let defaultEventGap: TimeInterval = 24 * 3600
@@ -81,7 +69,8 @@ extension Library {
         let whole = options.rehash || emptiedStoreNote != nil ? { _ in false } : try storedWhole(of: ours.compactMap { events[$0]?.memory })
         if !options.rehash { files = try skipUnchanged(files, holding: Set(holder.keys), removed: removed, stored: whole, report: &report.unread) }
 
-        // Each file left: read and hashed (two at a time), then placed by its digest or dated.
+        // Each file left: read and hashed (as many at a time as the import decodes), then placed by
+        // its digest or dated.
         let surveyed = Self.survey(files, options: options)
         var routed: [Int64: [FileWalker.Entry]] = [:]
         var dated: [(file: FileWalker.Entry, time: Date)] = []
@@ -190,18 +179,14 @@ extension Library {
         var undated: Bool
     }
 
-    /// Reads and hashes each file, two at a time (nil: not a photo, or it cannot be read or
-    /// probed; the import says why).
+    /// Reads and hashes each file, `options.jobs` at a time (nil: not a photo, or it cannot be read
+    /// or probed; the import says why). Each thread writes only the slots of the files it took.
     static func survey(_ files: [FileWalker.Entry], options: ImportOptions) -> [Surveyed?] {
-        let results = SurveyResults(count: files.count)
-        DispatchQueue.concurrentPerform(iterations: min(2, max(1, files.count))) { worker in
-            var index = worker
-            while index < files.count {
-                results.set(index, eventTime(of: files[index], options: options))
-                index += 2
-            }
+        var results = [Surveyed?](repeating: nil, count: files.count)
+        results.withUnsafeMutableBufferPointer { slots in
+            try? concurrentForEach(files.count, jobs: options.jobs) { index in slots[index] = eventTime(of: files[index], options: options) }
         }
-        return results.values
+        return results
     }
 
     /// The event of `events` that holds the photo `sha256`, one of `preferred` first.
