@@ -93,6 +93,9 @@ let swiftDataTargets: [Target] = [
     // `-warnings-as-errors`: code the macros generate for these shapes must build without a warning.
     .testTarget(name: "SwiftDataShapesTests", dependencies: ["SwiftData"],
                 swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]),
+    // Models in a module isolated to the main actor by default (Xcode 26's app targets), Swift 6 mode.
+    .testTarget(name: "MainActorModelTests", dependencies: ["SwiftData"],
+                swiftSettings: [.swiftLanguageMode(.v6), .defaultIsolation(MainActor.self), .unsafeFlags(["-warnings-as-errors"])]),
 ]
 let swiftDataModule: [Target.Dependency] = ["SwiftData"]
 #else

@@ -50,4 +50,6 @@ if ldd .build/debug/consumer | grep -E 'libcurl|libxml2'; then
   exit 1
 fi
 .build/debug/consumer
+[ -x .build/debug/consumer-main-actor ] || { echo "versioned-dependency: the main-actor consumer did not build" >&2; exit 1; }
+.build/debug/consumer-main-actor
 echo "versioned-dependency: ok (memories $version by version, SwiftSyntax from the $OPENSWIFTDATA_SWIFT_SYNTAX)"

@@ -65,6 +65,9 @@ public final class _BackingData {
         get { extras?.pendingMembers ?? [:] }
         set { if !newValue.isEmpty || extras != nil { extrasForWriting.pendingMembers = newValue } }
     }
+    /// The model's observation registrar, made at its first read under observation (see
+    /// `BackingData+Observation.swift`).
+    @exclusivity(unchecked) var observation: ModelObservation?
     /// The rows fetched together with this one (for group faulting).
     @exclusivity(unchecked) var fetchGroup: FetchGroup?
     /// The model, held weakly, when its class has a `deinit` of its own (so `@Model` could not
@@ -236,7 +239,7 @@ public final class _BackingData {
 
     /// Used by the setters `@Model` generates: stores the value, records the change and keeps inverses.
     public func _setValue<T, Model: PersistentModel>(_ value: T, at index: Int, of model: Model) {
-        let old = _setRaw(value, at: index)
+        let old = _setRawUnobserved(value, at: index)
         if entity == nil {
             entity = EntityCache.entity(for: Model.self)
             owner = model
@@ -245,9 +248,16 @@ public final class _BackingData {
         if entity!.properties[index].isRelationship { Relationships.didChange(model, property: entity!.properties[index], old: old) }
     }
 
-    /// Stores a value and records the change, without relationship maintenance; returns the old value.
+    /// Stores a value and records the change, without relationship maintenance, telling observers
+    /// (the runtime's own changes: a relationship's other side); returns the old value.
     @discardableResult
     func _setRaw(_ value: Any?, at index: Int) -> Any? {
+        observingChange(of: CollectionOfOne(index)) { _setRawUnobserved(value, at: index) }
+    }
+
+    /// Stores a value and records the change; the setter's caller tells observers.
+    @discardableResult
+    func _setRawUnobserved(_ value: Any?, at index: Int) -> Any? {
         ensureSlot(index)
         // The old value is loaded first (a relationship's inverse needs it), except an external
         // value's: its blob is not read only to be replaced (the fault stays in the snapshot).

@@ -9,7 +9,7 @@
 ///     init(title: String) { self.title = title }
 /// }
 /// ```
-@attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init(backingData:)), named(_unregistersOnDeinit), named(deinit))
+@attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(_$schemaParts), named(init(backingData:)), named(_unregistersOnDeinit), named(deinit), named(access(keyPath:)), named(withMutation(keyPath:_:)))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")
@@ -56,13 +56,13 @@ public macro Transient() = #externalMacro(module: "OpenSwiftDataMacros", type: "
 /// ```
 /// Each constraint is a unique index. Inserting a model whose values match a stored row updates
 /// that row (an upsert, as with `@Attribute(.unique)`), or throws with `uniquenessPolicy: .fail`.
-@freestanding(declaration, names: named(_uniquenessConstraints))
+@freestanding(declaration, names: named(_uniquenessConstraints), named(_$_uniquenessConstraints))
 public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(module: "OpenSwiftDataMacros", type: "UniqueMacro")
 
 /// Indexes these properties' columns, as in SwiftData (2024): one array per index, on a single
 /// property or several (`#Index<Trip>([\.name], [\.start, \.name])`). Indexes added or removed are
 /// created or dropped by automatic migration.
-@freestanding(declaration, names: named(_indexes))
+@freestanding(declaration, names: named(_indexes), named(_$_indexes))
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "OpenSwiftDataMacros", type: "IndexMacro")
 
 /// Makes an actor a model actor, as in SwiftData: it gets `modelContainer`, `modelExecutor`,

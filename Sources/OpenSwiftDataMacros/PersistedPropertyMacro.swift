@@ -21,8 +21,13 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
                 _\(raw: name) = OpenSwiftData._PersistedNoValue()
             }
             """,
-            "get { _$backingData._getValue(at: \(raw: index)) }",
-            "set { _$backingData._setValue(newValue, at: \(raw: index), of: self) }",
+            """
+            get {
+                _$backingData._access(self, keyPath: \\.\(raw: name))
+                return _$backingData._getValue(at: \(raw: index))
+            }
+            """,
+            "set { _$backingData._setValue(newValue, at: \(raw: index), of: self, keyPath: \\.\(raw: name)) }",
         ]
     }
 

@@ -7,9 +7,14 @@ import SwiftSyntaxMacros
 /// class, to the static list that `Schema.Entity` reads:
 ///
 /// ```swift
-/// public static var _uniquenessConstraints: [[AnyKeyPath]] {
+/// public nonisolated static var _uniquenessConstraints: [[AnyKeyPath]] {
+///     OpenSwiftData._madeOnAnyThread(_$_uniquenessConstraints)
+/// }
+/// @MainActor private static func _$_uniquenessConstraints() -> [[AnyKeyPath]] {
 ///     let lists: [[PartialKeyPath<Person>]] = [[\.id], [\.givenName, \.familyName]]
-///     return lists.map { $0.map { $0 as AnyKeyPath } }
+///     var erased: [[AnyKeyPath]] = []
+///     for list in lists { erased.append(list) }
+///     return erased
 /// }
 /// ```
 public struct UniqueMacro: DeclarationMacro {
@@ -24,10 +29,17 @@ public struct UniqueMacro: DeclarationMacro {
     static func keyPathLists(_ node: some FreestandingMacroExpansionSyntax, named name: String) -> DeclSyntax {
         let model = node.genericArgumentClause?.arguments.first.map { "\($0.argument.trimmed)" } ?? "Self"
         let lists = node.arguments.map { "\($0.expression.trimmed)" }.joined(separator: ", ")
+        // Nonisolated, its key paths formed on the main actor's terms, as `schemaMetadata` is (see
+        // `ModelMacro`): in a function with no closure, as Swift 6 checks that a main-actor closure runs there.
         return """
-            public static var \(raw: name): [[AnyKeyPath]] {
+            public nonisolated static var \(raw: name): [[AnyKeyPath]] {
+                OpenSwiftData._madeOnAnyThread(_$\(raw: name))
+            }
+            @MainActor private static func _$\(raw: name)() -> [[AnyKeyPath]] {
                 let lists: [[PartialKeyPath<\(raw: model)>]] = [\(raw: lists)]
-                return lists.map { $0.map { $0 as AnyKeyPath } }
+                var erased: [[AnyKeyPath]] = []
+                for list in lists { erased.append(list) }
+                return erased
             }
             """
     }

@@ -70,7 +70,7 @@ func expansion(_ source: String) -> (text: String, diagnostics: [String]) {
             var total: Int { 3 }
             init(title: String) { self.title = title; self.code = 1 }
 
-            static var _unregistersOnDeinit: Bool {
+            nonisolated static var _unregistersOnDeinit: Bool {
                 true
             }
 
@@ -80,21 +80,38 @@ func expansion(_ source: String) -> (text: String, diagnostics: [String]) {
 
             nonisolated(unsafe) var _$backingData = OpenSwiftData._BackingData._make(for: Expense.self, count: 3)
 
-            var persistentBackingData: OpenSwiftData._BackingData {
+            nonisolated var persistentBackingData: OpenSwiftData._BackingData {
                 _$backingData
             }
 
-            static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
-                [
-                    OpenSwiftData.Schema.PropertyMetadata(name: "title", keyPath: \Expense.title),
-                    OpenSwiftData.Schema.PropertyMetadata(name: "note", keyPath: \Expense.note, defaultValue: {
+            nonisolated static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                let parts = OpenSwiftData._madeOnAnyThread(_$schemaParts)
+                return [
+                    OpenSwiftData.Schema.PropertyMetadata(name: "title", keyPath: parts[0].keyPath as! ReferenceWritableKeyPath<Expense, String>, attribute: parts[0].attribute, relationship: parts[0].relationship),
+                    OpenSwiftData.Schema.PropertyMetadata(name: "note", keyPath: parts[1].keyPath as! ReferenceWritableKeyPath<Expense, String>, defaultValue: {
                             ""
-                        }),
-                    OpenSwiftData.Schema.PropertyMetadata(name: "code", keyPath: \Expense.code, attribute: OpenSwiftData.Schema.Attribute(.unique))
+                        }, attribute: parts[1].attribute, relationship: parts[1].relationship),
+                    OpenSwiftData.Schema.PropertyMetadata(name: "code", keyPath: parts[2].keyPath as! ReferenceWritableKeyPath<Expense, Int>, attribute: parts[2].attribute, relationship: parts[2].relationship)
                 ]
             }
 
-            required init(backingData: OpenSwiftData._BackingData) {
+            @MainActor private static func _$schemaParts() -> [OpenSwiftData.Schema.PropertyParts] {
+                [
+                    OpenSwiftData.Schema.PropertyParts(keyPath: \Expense.title),
+                    OpenSwiftData.Schema.PropertyParts(keyPath: \Expense.note),
+                    OpenSwiftData.Schema.PropertyParts(keyPath: \Expense.code, attribute: OpenSwiftData.Schema.Attribute(.unique))
+                ]
+            }
+
+            internal nonisolated func access<_M>(keyPath: KeyPath<Expense, _M>) {
+                _$backingData._access(self, keyPath: keyPath)
+            }
+
+            internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<Expense, _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
+                try _$backingData._withMutation(of: self, keyPath: keyPath, mutation)
+            }
+
+            nonisolated required init(backingData: OpenSwiftData._BackingData) {
                 self._$backingData = backingData
                 self._title = OpenSwiftData._PersistedNoValue()
                 self._note = OpenSwiftData._PersistedNoValue()
@@ -102,7 +119,7 @@ func expansion(_ source: String) -> (text: String, diagnostics: [String]) {
             }
         }
 
-        extension Expense: OpenSwiftData.PersistentModel {
+        nonisolated extension Expense: nonisolated OpenSwiftData.PersistentModel {
         }
         """#)
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
@@ -124,31 +141,47 @@ func expansion(_ source: String) -> (text: String, diagnostics: [String]) {
 
             nonisolated(unsafe) var _$backingData = OpenSwiftData._BackingData._make(for: Cache.self, count: 1)
 
-            var persistentBackingData: OpenSwiftData._BackingData {
+            nonisolated var persistentBackingData: OpenSwiftData._BackingData {
                 _$backingData
             }
 
-            static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
-                [
-                    OpenSwiftData.Schema.PropertyMetadata(name: "key", keyPath: \Cache.key, defaultValue: {
+            nonisolated static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                let parts = OpenSwiftData._madeOnAnyThread(_$schemaParts)
+                return [
+                    OpenSwiftData.Schema.PropertyMetadata(name: "key", keyPath: parts[0].keyPath as! ReferenceWritableKeyPath<Cache, String>, defaultValue: {
                             ""
-                        })
+                        }, attribute: parts[0].attribute, relationship: parts[0].relationship)
                 ]
             }
 
-            required init(backingData: OpenSwiftData._BackingData) {
+            @MainActor private static func _$schemaParts() -> [OpenSwiftData.Schema.PropertyParts] {
+                [
+                    OpenSwiftData.Schema.PropertyParts(keyPath: \Cache.key)
+                ]
+            }
+
+            internal nonisolated func access<_M>(keyPath: KeyPath<Cache, _M>) {
+                _$backingData._access(self, keyPath: keyPath)
+            }
+
+            internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<Cache, _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
+                try _$backingData._withMutation(of: self, keyPath: keyPath, mutation)
+            }
+
+            nonisolated required init(backingData: OpenSwiftData._BackingData) {
                 self._$backingData = backingData
                 self._key = OpenSwiftData._PersistedNoValue()
             }
         }
 
-        extension Cache: OpenSwiftData.PersistentModel {
+        nonisolated extension Cache: nonisolated OpenSwiftData.PersistentModel {
         }
         """#)
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
     }
 
-    /// A persisted property gets init/get/set accessors over the backing data and a peer that marks its storage.
+    /// A persisted property gets init/get/set accessors over the backing data (reporting reads and
+    /// writes to the model's observation registrar) and a peer that marks its storage.
     @Test func persistedPropertyGetsInitAccessorAndPeer() {
         let result = expansion(#"""
             final class A {
@@ -164,10 +197,11 @@ func expansion(_ source: String) -> (text: String, diagnostics: [String]) {
                     _title = OpenSwiftData._PersistedNoValue()
                 }
                 get {
-                    _$backingData._getValue(at: 2)
+                    _$backingData._access(self, keyPath: \.title)
+                    return _$backingData._getValue(at: 2)
                 }
                 set {
-                    _$backingData._setValue(newValue, at: 2, of: self)
+                    _$backingData._setValue(newValue, at: 2, of: self, keyPath: \.title)
                 }
             }
 
@@ -210,7 +244,7 @@ func expansion(_ source: String) -> (text: String, diagnostics: [String]) {
             var text: String
             init(created: Date, text: String) { self.created = created; self.text = text }
 
-            static var _unregistersOnDeinit: Bool {
+            nonisolated static var _unregistersOnDeinit: Bool {
                 true
             }
 
@@ -220,28 +254,47 @@ func expansion(_ source: String) -> (text: String, diagnostics: [String]) {
 
             nonisolated(unsafe) var _$backingData = OpenSwiftData._BackingData._make(for: Note.self, count: 3)
 
-            var persistentBackingData: OpenSwiftData._BackingData {
+            nonisolated var persistentBackingData: OpenSwiftData._BackingData {
                 _$backingData
             }
 
-            static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
-                [
-                    OpenSwiftData.Schema.PropertyMetadata(name: "id", constant: \Note.id, defaultValue: {
+            nonisolated static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                let parts = OpenSwiftData._madeOnAnyThread(_$schemaParts)
+                return [
+                    OpenSwiftData.Schema.PropertyMetadata(name: "id", constant: OpenSwiftData._typedKeyPath(parts[0].keyPath, of: Note.self, like: {
+                                UUID()
+                            }), defaultValue: {
                             UUID()
-                        }),
-                    OpenSwiftData.Schema.PropertyMetadata(name: "created", constant: \Note.created),
-                    OpenSwiftData.Schema.PropertyMetadata(name: "text", keyPath: \Note.text)
+                        }, attribute: parts[0].attribute, relationship: parts[0].relationship),
+                    OpenSwiftData.Schema.PropertyMetadata(name: "created", constant: parts[1].keyPath as! KeyPath<Note, Date>, attribute: parts[1].attribute, relationship: parts[1].relationship),
+                    OpenSwiftData.Schema.PropertyMetadata(name: "text", keyPath: parts[2].keyPath as! ReferenceWritableKeyPath<Note, String>, attribute: parts[2].attribute, relationship: parts[2].relationship)
                 ]
             }
 
-            required init(backingData: OpenSwiftData._BackingData) {
+            @MainActor private static func _$schemaParts() -> [OpenSwiftData.Schema.PropertyParts] {
+                [
+                    OpenSwiftData.Schema.PropertyParts(keyPath: \Note.id),
+                    OpenSwiftData.Schema.PropertyParts(keyPath: \Note.created),
+                    OpenSwiftData.Schema.PropertyParts(keyPath: \Note.text)
+                ]
+            }
+
+            internal nonisolated func access<_M>(keyPath: KeyPath<Note, _M>) {
+                _$backingData._access(self, keyPath: keyPath)
+            }
+
+            internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<Note, _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
+                try _$backingData._withMutation(of: self, keyPath: keyPath, mutation)
+            }
+
+            nonisolated required init(backingData: OpenSwiftData._BackingData) {
                 self._$backingData = backingData
                 self.created = backingData._constantValue(at: 1)
                 self._text = OpenSwiftData._PersistedNoValue()
             }
         }
 
-        extension Note: OpenSwiftData.PersistentModel {
+        nonisolated extension Note: nonisolated OpenSwiftData.PersistentModel {
         }
         """#)
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
@@ -318,7 +371,7 @@ func expansion(_ source: String) -> (text: String, diagnostics: [String]) {
          @OpenSwiftData._PersistedProperty(index: 1)
          var stops = [String]()
 
-            static var _unregistersOnDeinit: Bool {
+            nonisolated static var _unregistersOnDeinit: Bool {
                 true
             }
 
@@ -328,29 +381,49 @@ func expansion(_ source: String) -> (text: String, diagnostics: [String]) {
 
             nonisolated(unsafe) var _$backingData = OpenSwiftData._BackingData._make(for: A.self, count: 2)
 
-            var persistentBackingData: OpenSwiftData._BackingData {
+            nonisolated var persistentBackingData: OpenSwiftData._BackingData {
                 _$backingData
             }
 
-            static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
-                [
-                    OpenSwiftData.Schema.PropertyMetadata(name: "count", keyPath: \A.count, defaultValue: {
+            nonisolated static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                let parts = OpenSwiftData._madeOnAnyThread(_$schemaParts)
+                return [
+                    OpenSwiftData.Schema.PropertyMetadata(name: "count", keyPath: OpenSwiftData._typedReferenceWritableKeyPath(parts[0].keyPath, of: A.self, like: {
+                                3
+                            }), defaultValue: {
                             3
-                        }),
-                    OpenSwiftData.Schema.PropertyMetadata(name: "stops", keyPath: \A.stops, defaultValue: {
+                        }, attribute: parts[0].attribute, relationship: parts[0].relationship),
+                    OpenSwiftData.Schema.PropertyMetadata(name: "stops", keyPath: OpenSwiftData._typedReferenceWritableKeyPath(parts[1].keyPath, of: A.self, like: {
+                                [String]()
+                            }), defaultValue: {
                             [String]()
-                        })
+                        }, attribute: parts[1].attribute, relationship: parts[1].relationship)
                 ]
             }
 
-            required init(backingData: OpenSwiftData._BackingData) {
+            @MainActor private static func _$schemaParts() -> [OpenSwiftData.Schema.PropertyParts] {
+                [
+                    OpenSwiftData.Schema.PropertyParts(keyPath: \A.count),
+                    OpenSwiftData.Schema.PropertyParts(keyPath: \A.stops)
+                ]
+            }
+
+            internal nonisolated func access<_M>(keyPath: KeyPath<A, _M>) {
+                _$backingData._access(self, keyPath: keyPath)
+            }
+
+            internal nonisolated func withMutation<_M, _MR>(keyPath: KeyPath<A, _M>, _ mutation: () throws -> _MR) rethrows -> _MR {
+                try _$backingData._withMutation(of: self, keyPath: keyPath, mutation)
+            }
+
+            nonisolated required init(backingData: OpenSwiftData._BackingData) {
                 self._$backingData = backingData
                 self._count = OpenSwiftData._PersistedNoValue()
                 self._stops = OpenSwiftData._PersistedNoValue()
             }
         }
 
-        extension A: OpenSwiftData.PersistentModel {
+        nonisolated extension A: nonisolated OpenSwiftData.PersistentModel {
         }
         """#)
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")

@@ -43,4 +43,37 @@ import OpenSwiftData
         b.name = "a"
         #expect(throws: ModelError.uniqueConstraintViolation(model: "Item", property: "name")) { try context.save() }
     }
+
+    /// An upsert writes the new model's values into the row; children that point at the row stay
+    /// its children, for the object that stood for the row before too (its array is read from the
+    /// store again, not taken from the new model's empty one), so a cascade from it reaches them.
+    @Test func anUpsertKeepsTheRowsChildrenForTheOlderObject() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(UpsertParent.self, UpsertChild.self, at: dir.store())
+        let context = ModelContext(c)
+        let album = UpsertParent(title: "Blue")
+        context.insert(album)
+        album.tracks.append(UpsertChild(name: "one"))
+        try context.save()
+
+        context.insert(UpsertParent(title: "Blue"))
+        try context.save()
+        #expect(album.tracks.map(\.name) == ["one"])
+
+        context.delete(album)
+        try context.save()
+        #expect(try SQLiteProbe(dir.store()).rows("SELECT COUNT(*) FROM UpsertChild") == [["0"]])
+    }
+}
+
+@Model final class UpsertParent {
+    @Attribute(.unique) var title: String
+    @Relationship(deleteRule: .cascade, inverse: \UpsertChild.parent) var tracks: [UpsertChild] = []
+    init(title: String) { self.title = title }
+}
+
+@Model final class UpsertChild {
+    var name: String
+    var parent: UpsertParent?
+    init(name: String) { self.name = name }
 }

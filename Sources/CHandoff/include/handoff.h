@@ -15,4 +15,6 @@ static inline const void *chandoff_type_get(void) { return chandoff_type; }
 static inline long chandoff_asked_get(void) { return chandoff_asked; }
 static inline void chandoff_asked_set(long asked) { chandoff_asked = asked; }
 
+#include "tracking.h"
+
 #endif

@@ -278,10 +278,19 @@ extension ModelContext {
             if let other = registry[key]?.object, other !== model, let otherModel = other as? any PersistentModel {
                 // An upsert matched a row another object already stands for: both show the saved values.
                 let otherBacking = otherModel.persistentBackingData
-                otherBacking.values.replace(with: backing.values.copy)
+                otherBacking.observingChange(of: 0..<otherBacking.values.count) { otherBacking.values.replace(with: backing.values.copy) }
                 // Its external values are now the row's blobs (faults of the saved digests).
                 otherBacking.storedDigests = backing.storedDigests
                 otherBacking.unloaded = backing.unloaded
+                // Its to-many relationships are what the store holds (the children's keys point at
+                // the row), read again when asked for: not the new model's arrays, which the save
+                // did not write there (a trip upserted with no stops kept its stops, and a cascade
+                // from the older object must still reach them).
+                for property in backing.entity?.relationships ?? [] {
+                    guard case .toMany = property.kind, property.index < otherBacking.values.count else { continue }
+                    otherBacking.values[property.index] = nil
+                    otherBacking.unloaded.insert(property.index)
+                }
                 if !backing.storedDigests.isEmpty { otherBacking.external = container.external }
                 for (property, offset) in backing.entity?.constantFields ?? [] {
                     property.metadata.assignConstant!(other, offset, backing.values[property.index]!)

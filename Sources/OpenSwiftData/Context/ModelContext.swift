@@ -220,7 +220,7 @@ public final class ModelContext {
         for model in changedList {
             let backing = model.persistentBackingData
             if let snapshot = backing.snapshot {
-                backing.values.replace(with: snapshot)
+                backing.observingChange(of: backing.changed) { backing.values.replace(with: snapshot) }
                 // What was not loaded when the snapshot was taken is loaded again on next access.
                 for (index, value) in snapshot.enumerated() where value == nil || value is ExternalFault || value is ToOneFault {
                     backing.unloaded.insert(index)

@@ -108,7 +108,9 @@ enum Relationships {
                 // 5,000 and searched them 200 times); it is read when asked for, with the owner.
                 if backing.context != nil, backing.state == .persisted, backing.primaryKey > 0,
                    let back = RelationshipGraph.inverse(of: inverse, in: backing.entity!), case .toOne = back.kind {
-                    backing.pendingMembers[inverse.index, default: []].append(owner)
+                    backing.observingChange(of: CollectionOfOne(inverse.index)) {
+                        backing.pendingMembers[inverse.index, default: []].append(owner)
+                    }
                     return
                 }
                 // Otherwise it is read from the store first, so it shows the new member too.
@@ -119,7 +121,7 @@ enum Relationships {
             if let array = backing.values[inverse.index] as? any _ArrayType {
                 guard !array._containsObject(owner) else { return }
                 if let appended = array._appending(owner) {
-                    backing.values[inverse.index] = appended
+                    backing.observingChange(of: CollectionOfOne(inverse.index)) { backing.values[inverse.index] = appended }
                     backing.unloaded.remove(inverse.index)
                     return
                 }
@@ -127,7 +129,7 @@ enum Relationships {
             var items = backing.values[inverse.index].map(models(in:)) ?? []
             guard !items.contains(where: { $0 === owner }) else { return }
             items.append(owner)
-            backing.values[inverse.index] = typedArray(items, like: inverse)
+            backing.observingChange(of: CollectionOfOne(inverse.index)) { backing.values[inverse.index] = typedArray(items, like: inverse) }
             backing.unloaded.remove(inverse.index)
         default:
             return
@@ -149,7 +151,7 @@ enum Relationships {
             if backing.unloaded.contains(inverse.index) { backing.loadDetachedOrFromContext(inverse.index) }
             guard let value = backing.values[inverse.index] else { return }
             let items = models(in: value).filter { $0 !== owner }
-            backing.values[inverse.index] = typedArray(items, like: inverse)
+            backing.observingChange(of: CollectionOfOne(inverse.index)) { backing.values[inverse.index] = typedArray(items, like: inverse) }
         default:
             return
         }

@@ -58,3 +58,32 @@ extension Schema {
         }
     }
 }
+
+extension Schema {
+    /// What `@Model` forms of each persisted property on the main actor's terms (see
+    /// `_madeOnAnyThread`): its key path, and its `@Attribute` and `@Relationship`, whose arguments
+    /// may hold key paths too (`inverse: \Stop.trip`).
+    public struct PropertyParts {
+        public let keyPath: AnyKeyPath
+        public let attribute: Attribute?
+        public let relationship: Relationship?
+
+        public init(keyPath: AnyKeyPath, attribute: Attribute? = nil, relationship: Relationship? = nil) {
+            self.keyPath = keyPath
+            self.attribute = attribute
+            self.relationship = relationship
+        }
+    }
+}
+
+/// Used by `@Model` for a property declared without a type: its key path, typed as its initial
+/// value is (`like` is never called).
+public func _typedReferenceWritableKeyPath<Model, Value>(_ keyPath: AnyKeyPath, of model: Model.Type,
+                                                         like value: () -> Value) -> ReferenceWritableKeyPath<Model, Value> {
+    keyPath as! ReferenceWritableKeyPath<Model, Value>
+}
+
+/// Used by `@Model` for a `let` declared without a type: its key path, typed as its initial value is.
+public func _typedKeyPath<Model, Value>(_ keyPath: AnyKeyPath, of model: Model.Type, like value: () -> Value) -> KeyPath<Model, Value> {
+    keyPath as! KeyPath<Model, Value>
+}
