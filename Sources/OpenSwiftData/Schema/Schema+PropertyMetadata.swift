@@ -64,10 +64,14 @@ extension Schema {
     /// `_madeOnAnyThread`): its key path, and its `@Attribute` and `@Relationship`, whose arguments
     /// may hold key paths too (`inverse: \Stop.trip`).
     public struct PropertyParts {
+        /// The property's key path (`\Trip.name`).
         public let keyPath: AnyKeyPath
+        /// Its `@Attribute`, if it has one.
         public let attribute: Attribute?
+        /// Its `@Relationship`, if it has one.
         public let relationship: Relationship?
 
+        /// The parts of one property, as `@Model` writes them.
         public init(keyPath: AnyKeyPath, attribute: Attribute? = nil, relationship: Relationship? = nil) {
             self.keyPath = keyPath
             self.attribute = attribute
