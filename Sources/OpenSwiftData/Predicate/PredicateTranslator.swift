@@ -49,9 +49,12 @@ enum SQLTerm {
 
 /// Turns a Foundation `Predicate` over a model into an SQL `WHERE` clause.
 ///
-/// Each `PredicateExpressions` type that has a translation conforms to `SQLPredicateExpression`
-/// (conditionally on its children), in the files beside this one. A tree with any other node fails
-/// the root cast, and a walk with `Mirror` names the first node that has no translation.
+/// Each `PredicateExpressions` type that has a translation conforms to `SQLPredicateExpression`, in
+/// the files beside this one; children are translated through `term(_:)`, which casts each. A
+/// subexpression that does not depend on the predicate's variables (`itemID.description`,
+/// `settings.limit`, a captured value's property) and has no translation of its own is evaluated
+/// once, as Foundation evaluates it, and bound as a constant. Any other node without a translation
+/// is named in the error.
 struct PredicateTranslator {
     private(set) var joins: [String] = []
     private var variables: [PredicateExpressions.VariableID: SQLTerm] = [:]
@@ -67,21 +70,8 @@ struct PredicateTranslator {
     static func translate<T>(_ predicate: Predicate<T>, entity: Schema.Entity) throws -> (condition: SQLFragment, joins: [String]) {
         var translator = PredicateTranslator(entity: entity)
         translator.variables[predicate.variable.key] = .row(entity, alias: rootAlias)
-        guard let root = predicate.expression as? any SQLPredicateExpression else {
-            throw PredicateTranslationError.unsupportedExpression(firstUntranslatable(in: predicate.expression))
-        }
-        let condition = try translator.scalar(root)
+        let condition = try translator.scalar(predicate.expression)
         return (condition, translator.joins)
-    }
-
-    /// The name of the outermost-first, leftmost node of the tree that has no translation.
-    static func firstUntranslatable(in expression: Any) -> String {
-        for child in Mirror(reflecting: expression).children {
-            let value = child.value
-            guard value is any PredicateExpression else { continue }
-            if !(value is any SQLPredicateExpression) { return firstUntranslatable(in: value) }
-        }
-        return describe(type(of: expression))
     }
 
     static func describe(_ type: Any.Type) -> String {
@@ -91,16 +81,29 @@ struct PredicateTranslator {
 
     // MARK: Helpers for the expression conformances
 
-    mutating func term(_ expression: any SQLPredicateExpression) throws -> SQLTerm {
-        try expression.sqlTerm(&self)
+    /// Translates a node: by its own translation, or, when it has none (or its translation refuses
+    /// it) and it does not depend on the predicate's variables, as the constant it evaluates to.
+    mutating func term(_ expression: any PredicateExpression) throws -> SQLTerm {
+        if let translatable = expression as? any SQLPredicateExpression {
+            do {
+                return try translatable.sqlTerm(&self)
+            } catch let error as PredicateTranslationError {
+                guard ConstantFolding.isConstant(expression) else { throw error }
+                return try ConstantFolding.fold(expression, &self)
+            }
+        }
+        guard ConstantFolding.isConstant(expression) else {
+            throw PredicateTranslationError.unsupportedExpression(Self.describe(type(of: expression)))
+        }
+        return try ConstantFolding.fold(expression, &self)
     }
 
     /// Translates a child that must be a scalar value.
-    mutating func scalar(_ expression: any SQLPredicateExpression) throws -> SQLFragment {
-        try scalar(try expression.sqlTerm(&self), of: expression)
+    mutating func scalar(_ expression: any PredicateExpression) throws -> SQLFragment {
+        try scalar(try term(expression), of: expression)
     }
 
-    private func scalar(_ term: SQLTerm, of expression: any SQLPredicateExpression) throws -> SQLFragment {
+    private func scalar(_ term: SQLTerm, of expression: any PredicateExpression) throws -> SQLFragment {
         switch term {
         case .value(let fragment): return fragment
         case .row(let entity, _):
@@ -116,8 +119,8 @@ struct PredicateTranslator {
 
     /// Translates an operand of `==` / `!=`: a model (a to-one relationship) compares by its primary key,
     /// so `$0.student == nil` works.
-    mutating func comparable(_ expression: any SQLPredicateExpression) throws -> SQLFragment {
-        let term = try expression.sqlTerm(&self)
+    mutating func comparable(_ expression: any PredicateExpression) throws -> SQLFragment {
+        let term = try term(expression)
         if case .row(_, let alias) = term { return SQLFragment("\(alias).\"_pk\"") }
         return try scalar(term, of: expression)
     }

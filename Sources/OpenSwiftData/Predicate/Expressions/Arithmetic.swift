@@ -2,7 +2,7 @@ import Foundation
 
 // +, -, *, /, %, unary minus. Integer division truncates toward zero in SQLite as in Swift.
 
-extension PredicateExpressions.Arithmetic: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.Arithmetic: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         let symbol: String
         switch op {
@@ -16,25 +16,25 @@ extension PredicateExpressions.Arithmetic: SQLPredicateExpression where LHS: SQL
     }
 }
 
-extension PredicateExpressions.UnaryMinus: SQLPredicateExpression where Wrapped: SQLPredicateExpression {
+extension PredicateExpressions.UnaryMinus: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         .value("(-" + (try translator.scalar(wrapped)) + ")")
     }
 }
 
-extension PredicateExpressions.IntDivision: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.IntDivision: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         .value("(" + (try translator.scalar(lhs)) + " / " + (try translator.scalar(rhs)) + ")")
     }
 }
 
-extension PredicateExpressions.IntRemainder: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.IntRemainder: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         .value("(" + (try translator.scalar(lhs)) + " % " + (try translator.scalar(rhs)) + ")")
     }
 }
 
-extension PredicateExpressions.FloatDivision: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.FloatDivision: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         .value("(CAST(" + (try translator.scalar(lhs)) + " AS REAL) / " + (try translator.scalar(rhs)) + ")")
     }

@@ -58,8 +58,7 @@ extension PredicateExpressions.LocalizedStandardContains: Codable where Root: Co
 extension PredicateExpressions.LocalizedStandardContains: StandardPredicateExpression
 where Root: StandardPredicateExpression, Other: StandardPredicateExpression {}
 
-extension PredicateExpressions.LocalizedStandardContains: SQLPredicateExpression
-where Root: SQLPredicateExpression, Other: SQLPredicateExpression {
+extension PredicateExpressions.LocalizedStandardContains: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         let text = try translator.scalar(root)
         if let value = other as? PredicateExpressions.Value<String> {

@@ -2,38 +2,38 @@ import Foundation
 
 // Boolean connectives, equality and ordering.
 
-extension PredicateExpressions.Conjunction: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.Conjunction: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         .value("(" + (try translator.scalar(lhs)) + " AND " + (try translator.scalar(rhs)) + ")")
     }
 }
 
-extension PredicateExpressions.Disjunction: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.Disjunction: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         .value("(" + (try translator.scalar(lhs)) + " OR " + (try translator.scalar(rhs)) + ")")
     }
 }
 
-extension PredicateExpressions.Negation: SQLPredicateExpression where Wrapped: SQLPredicateExpression {
+extension PredicateExpressions.Negation: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         .value("(NOT " + (try translator.scalar(wrapped)) + ")")
     }
 }
 
 // `IS` and `IS NOT` compare NULL the way Swift compares nil.
-extension PredicateExpressions.Equal: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.Equal: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         .value("(" + (try translator.comparable(lhs)) + " IS " + (try translator.comparable(rhs)) + ")")
     }
 }
 
-extension PredicateExpressions.NotEqual: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.NotEqual: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         .value("(" + (try translator.comparable(lhs)) + " IS NOT " + (try translator.comparable(rhs)) + ")")
     }
 }
 
-extension PredicateExpressions.Comparison: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.Comparison: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         let symbol: String
         switch op {
@@ -48,8 +48,7 @@ extension PredicateExpressions.Comparison: SQLPredicateExpression where LHS: SQL
     }
 }
 
-extension PredicateExpressions.Conditional: SQLPredicateExpression
-where Test: SQLPredicateExpression, If: SQLPredicateExpression, Else: SQLPredicateExpression {
+extension PredicateExpressions.Conditional: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         .value("(CASE WHEN " + (try translator.scalar(test)) + " THEN " + (try translator.scalar(trueBranch)) + " ELSE " + (try translator.scalar(falseBranch)) + " END)")
     }

@@ -2,11 +2,10 @@ import Foundation
 
 // contains, contains(where:), starts(with:) and ranges.
 
-extension PredicateExpressions.SequenceContains: SQLPredicateExpression
-where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.SequenceContains: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         let element = try translator.scalar(self.element)
-        if let constant = sequence as? any ConstantSequence, let values = constant.sqlValues() {
+        if let values = ConstantFolding.values(of: sequence) {
             if values.isEmpty { return .value(SQLFragment("0")) }
             let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
             return .value("(" + element + SQLFragment(" IN (\(marks)))", values))
@@ -17,8 +16,7 @@ where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
     }
 }
 
-extension PredicateExpressions.SequenceContainsWhere: SQLPredicateExpression
-where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.SequenceContainsWhere: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         guard case .toMany(let target, let link, let ownerAlias) = try translator.term(sequence) else {
             throw PredicateTranslationError.unsupportedUse(
@@ -35,8 +33,7 @@ where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
     }
 }
 
-extension PredicateExpressions.SequenceStartsWith: SQLPredicateExpression
-where Base: SQLPredicateExpression, Prefix: SQLPredicateExpression {
+extension PredicateExpressions.SequenceStartsWith: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         let base = try translator.scalar(self.base)
         if let value = prefix as? PredicateExpressions.Value<String> {
@@ -47,8 +44,7 @@ where Base: SQLPredicateExpression, Prefix: SQLPredicateExpression {
     }
 }
 
-extension PredicateExpressions.CollectionContainsCollection: SQLPredicateExpression
-where Base: SQLPredicateExpression, Other: SQLPredicateExpression {
+extension PredicateExpressions.CollectionContainsCollection: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         .value("(instr(" + (try translator.scalar(base)) + ", " + (try translator.scalar(other)) + ") > 0)")
     }
@@ -59,13 +55,13 @@ protocol SQLRangeExpression {
     func bounds(_ t: inout PredicateTranslator) throws -> (lower: SQLFragment, upper: SQLFragment, closed: Bool)
 }
 
-extension PredicateExpressions.Range: SQLRangeExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.Range: SQLRangeExpression {
     func bounds(_ t: inout PredicateTranslator) throws -> (lower: SQLFragment, upper: SQLFragment, closed: Bool) {
         (try t.scalar(lower), try t.scalar(upper), false)
     }
 }
 
-extension PredicateExpressions.ClosedRange: SQLRangeExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.ClosedRange: SQLRangeExpression {
     func bounds(_ t: inout PredicateTranslator) throws -> (lower: SQLFragment, upper: SQLFragment, closed: Bool) {
         (try t.scalar(lower), try t.scalar(upper), true)
     }
@@ -100,8 +96,7 @@ extension PredicateExpressions.Value: SQLRangeExpression {
     }
 }
 
-extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression
-where RangeExpression: SQLPredicateExpression, Element: SQLPredicateExpression {
+extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         guard let range = self.range as? any SQLRangeExpression else {
             throw PredicateTranslationError.unsupportedUse(expression: "RangeExpressionContains", reason: "the range is not a literal or captured range")
@@ -112,13 +107,13 @@ where RangeExpression: SQLPredicateExpression, Element: SQLPredicateExpression {
     }
 }
 
-extension PredicateExpressions.Range: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.Range: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         throw PredicateTranslationError.unsupportedUse(expression: "Range", reason: "a range is only translated inside contains")
     }
 }
 
-extension PredicateExpressions.ClosedRange: SQLPredicateExpression where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
+extension PredicateExpressions.ClosedRange: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         throw PredicateTranslationError.unsupportedUse(expression: "ClosedRange", reason: "a range is only translated inside contains")
     }

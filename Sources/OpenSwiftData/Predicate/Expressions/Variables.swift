@@ -11,7 +11,7 @@ extension PredicateExpressions.Variable: SQLPredicateExpression {
     }
 }
 
-extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPredicateExpression {
+extension PredicateExpressions.KeyPath: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         let base = try translator.term(root)
         switch base {
