@@ -29,17 +29,24 @@ struct SQLiteProbe {
         var db: OpaquePointer?
         guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw ProbeError.open }
         defer { sqlite3_close_v2(db) }
+        // A container's last connection closing checkpoints its WAL under an exclusive lock, and a
+        // background trash prune may be reading: wait as the library's own connections do.
+        sqlite3_busy_timeout(db, 10_000)
         var stmt: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK else {
             throw ProbeError.sql(String(cString: sqlite3_errmsg(db)))
         }
         defer { sqlite3_finalize(stmt) }
         var result: [[String]] = []
-        while sqlite3_step(stmt) == SQLITE_ROW {
+        var rc = sqlite3_step(stmt)
+        while rc == SQLITE_ROW {
             result.append((0..<sqlite3_column_count(stmt)).map { i in
                 sqlite3_column_type(stmt, i) == SQLITE_NULL ? "NULL" : String(cString: sqlite3_column_text(stmt, i))
             })
+            rc = sqlite3_step(stmt)
         }
+        // A step that failed (busy, corrupt) is an error, not the end of the rows.
+        guard rc == SQLITE_DONE else { throw ProbeError.sql(String(cString: sqlite3_errmsg(db))) }
         return result
     }
 
@@ -48,6 +55,7 @@ struct SQLiteProbe {
         var db: OpaquePointer?
         guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { throw ProbeError.open }
         defer { sqlite3_close_v2(db) }
+        sqlite3_busy_timeout(db, 10_000)
         guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw ProbeError.sql(String(cString: sqlite3_errmsg(db))) }
     }
 
