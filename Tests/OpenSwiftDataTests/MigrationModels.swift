@@ -252,3 +252,33 @@ enum IndexV2 {
         }
     }
 }
+
+/// Two versions that share an identifier (the second's author forgot to change it), as a public
+/// app's plan has them: told apart by their shape.
+enum TagV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Tag.self] }
+    @Model final class Tag {
+        var name: String
+        init(name: String) { self.name = name }
+    }
+}
+
+enum TagV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Tag.self] }
+    @Model final class Tag {
+        var name: String
+        var weight: Int = 0
+        init(name: String) { self.name = name }
+    }
+}
+
+enum TagPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [TagV1.self, TagV2.self] }
+    static var stages: [MigrationStage] {
+        [.custom(fromVersion: TagV1.self, toVersion: TagV2.self, willMigrate: nil, didMigrate: { context in
+            for tag in try context.fetch(FetchDescriptor<TagV2.Tag>()) { tag.weight = tag.name.count }
+        })]
+    }
+}

@@ -107,6 +107,30 @@ import Testing
         #expect(try SQLiteProbe(dir.store()).scalar("SELECT typeof(amount) FROM Price") == "text")
     }
 
+    /// A store's version is recognised by its shape, as Core Data recognises a model version by
+    /// its entities: two versions sharing an identifier still run the stage between them.
+    @Test func versionsSharingAnIdentifierAreToldApartByTheirShape() throws {
+        let dir = TemporaryDirectory()
+        do {
+            let c = try ModelContainer(for: Schema(versionedSchema: TagV1.self), migrationPlan: TagPlan.self,
+                                       configurations: ModelConfiguration(url: dir.store()))
+            c.mainContext.insert(TagV1.Tag(name: "rome"))
+            try c.mainContext.save()
+        }
+        let c = try ModelContainer(for: Schema(versionedSchema: TagV2.self), migrationPlan: TagPlan.self,
+                                   configurations: ModelConfiguration(url: dir.store()))
+        #expect(try c.mainContext.fetch(FetchDescriptor<TagV2.Tag>()).map(\.weight) == [4])
+        // Opened again, the store is recognised as the second version: the stage does not run twice.
+        do {
+            let context = c.mainContext
+            try context.fetch(FetchDescriptor<TagV2.Tag>()).forEach { $0.weight = 9 }
+            try context.save()
+        }
+        let again = try ModelContainer(for: Schema(versionedSchema: TagV2.self), migrationPlan: TagPlan.self,
+                                       configurations: ModelConfiguration(url: dir.store()))
+        #expect(try again.mainContext.fetch(FetchDescriptor<TagV2.Tag>()).map(\.weight) == [9])
+    }
+
     /// A stage drops what its earlier version declared, and only that: a column no version of
     /// the plan declared (another app's, a newer version's) stays with its values.
     @Test func aStageDropsOnlyColumnsItsEarlierVersionDeclared() throws {

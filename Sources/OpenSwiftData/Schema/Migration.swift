@@ -74,8 +74,19 @@ struct Migrator {
         try StoreRecord(connection: connection).value("schemaVersion").flatMap(Schema.Version.init)
     }
 
-    func record(_ version: Schema.Version) throws {
-        try StoreRecord(connection: connection).setValue(version.description, for: "schemaVersion")
+    /// Records the version the store now has: its identifier and its shape (see `SchemaDescription.shape`).
+    func record(_ version: Schema.Version, shape: String) throws {
+        let record = StoreRecord(connection: connection)
+        try record.setValue(version.description, for: "schemaVersion")
+        try record.setValue(shape, for: "schemaShape")
+    }
+
+    /// The shape of the version the store has: recorded with it, or, for a store recorded before
+    /// shapes were, that of the last schema that wrote to it.
+    func storedShape() throws -> String? {
+        let record = StoreRecord(connection: connection)
+        if let shape = try record.value("schemaShape") { return shape }
+        return try record.history().last?.shape
     }
 
     /// The version of the plan whose models a schema built from model types (not from a
@@ -92,44 +103,69 @@ struct Migrator {
     }
 
     func migrate(to schema: Schema, plan: (any SchemaMigrationPlan.Type)?) throws {
+        let targetShape = SchemaDescription(schema).shape
         guard let plan, let target = schema.version else {
             try SchemaWriter(schema: schema, connection: connection, storeURL: storeURL).createOrUpdate()
-            if let version = schema.version { try record(version) }
+            if let version = schema.version { try record(version, shape: targetShape) }
             return
         }
-        var current: Schema.Version
-        if let stored = try storedVersion() {
-            current = stored
-        } else if try isEmptyStore() {
+        let versions = plan.schemas
+        let shapes = versions.map { SchemaDescription(Schema(versionedSchema: $0)).shape }
+        // The plan's version this schema is: by identifier and shape, else by identifier.
+        let targetIndex = versions.indices.last { versions[$0].versionIdentifier == target && shapes[$0] == targetShape }
+            ?? versions.indices.last { versions[$0].versionIdentifier == target }
+        let stored = try storedVersion()
+        if stored == nil, try isEmptyStore() {
             try SchemaWriter(schema: schema, connection: connection, storeURL: storeURL).createOrUpdate()
-            try record(target)
+            try record(target, shape: targetShape)
             return
-        } else {
-            current = plan.schemas.first?.versionIdentifier ?? target
         }
-        while current != target {
-            guard let stage = plan.stages.first(where: { $0.from.versionIdentifier == current }) else {
-                throw MigrationError.noStage(from: current.description)
+        guard let targetIndex else { throw MigrationError.noStage(from: (stored ?? target).description) }
+        var current = try currentIndex(in: versions, shapes: shapes, stored: stored, before: targetIndex)
+        while current != targetIndex {
+            guard current < targetIndex,
+                  let stage = plan.stages.first(where: { ObjectIdentifier($0.from) == ObjectIdentifier(versions[current]) }),
+                  let next = versions.firstIndex(where: { ObjectIdentifier($0) == ObjectIdentifier(stage.to) }), next > current else {
+                throw MigrationError.noStage(from: versions[current].versionIdentifier.description)
             }
-            let oldSchema = Schema(versionedSchema: stage.from)
-            let newSchema = Schema(versionedSchema: stage.to)
-            if case .custom(_, _, let willMigrate?, _) = stage {
-                let context = try ModelContext(container: ModelContainer(schema: oldSchema, storePath: storePath, backend: blobBackend))
-                try willMigrate(context)
-                try context.save()
+            try run(stage)
+            current = next
+            try record(versions[current].versionIdentifier, shape: shapes[current])
+        }
+    }
+
+    /// Which of the plan's versions the store has: the one whose shape it was recorded with (of
+    /// several, the one with its recorded identifier, else the latest not after the target); when
+    /// no version has that shape, the first with its identifier, else the plan's first version.
+    private func currentIndex(in versions: [any VersionedSchema.Type], shapes: [String], stored: Schema.Version?,
+                              before targetIndex: Int) throws -> Int {
+        if let shape = try storedShape() {
+            let matching = versions.indices.filter { shapes[$0] == shape }
+            if let index = matching.last(where: { versions[$0].versionIdentifier == stored }) ?? matching.last(where: { $0 <= targetIndex }) {
+                return index
             }
-            var writer = SchemaWriter(schema: newSchema, connection: connection, storeURL: storeURL)
-            if case .custom = stage { writer.allowsTypeChanges = true }
-            // The stage's earlier version declared these; the next one does not.
-            writer.droppable = Set(oldSchema.entities.flatMap { entity in entity.columns.map { "\(entity.name).\($0.name)" } })
-            try writer.createOrUpdate()
-            if case .custom(_, _, _, let didMigrate?) = stage {
-                let context = try ModelContext(container: ModelContainer(schema: newSchema, storePath: storePath, backend: blobBackend))
-                try didMigrate(context)
-                try context.save()
-            }
-            current = stage.to.versionIdentifier
-            try record(current)
+        }
+        return versions.indices.first { versions[$0].versionIdentifier == stored } ?? 0
+    }
+
+    /// One stage: `willMigrate` on the old schema, the tables changed, `didMigrate` on the new one.
+    private func run(_ stage: MigrationStage) throws {
+        let oldSchema = Schema(versionedSchema: stage.from)
+        let newSchema = Schema(versionedSchema: stage.to)
+        if case .custom(_, _, let willMigrate?, _) = stage {
+            let context = try ModelContext(container: ModelContainer(schema: oldSchema, storePath: storePath, backend: blobBackend))
+            try willMigrate(context)
+            try context.save()
+        }
+        var writer = SchemaWriter(schema: newSchema, connection: connection, storeURL: storeURL)
+        if case .custom = stage { writer.allowsTypeChanges = true }
+        // The stage's earlier version declared these; the next one does not.
+        writer.droppable = Set(oldSchema.entities.flatMap { entity in entity.columns.map { "\(entity.name).\($0.name)" } })
+        try writer.createOrUpdate()
+        if case .custom(_, _, _, let didMigrate?) = stage {
+            let context = try ModelContext(container: ModelContainer(schema: newSchema, storePath: storePath, backend: blobBackend))
+            try didMigrate(context)
+            try context.save()
         }
     }
 }

@@ -122,6 +122,15 @@ struct SchemaDescription: Codable, Equatable {
 
     var fingerprint: String { json }
 
+    /// The entities and their properties alone, without the version identifier: what a store's
+    /// version is recognised by in a migration plan (as Core Data recognises a model version by its
+    /// entities' hashes), so that two versions sharing an identifier are still told apart.
+    var shape: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: (try? encoder.encode(entities)) ?? Data(), as: UTF8.self)
+    }
+
     /// What `other` declares that this description does not: "Entity" or "Entity.property".
     func missing(from other: SchemaDescription) -> [String] {
         var names: [String] = []
