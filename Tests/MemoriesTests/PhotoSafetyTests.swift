@@ -345,7 +345,7 @@ struct RepairJSON: Decodable {
             let lib = try Library(directory: box.library)
             try lib.context.execute("""
                 DROP INDEX "MemoryImage_memory_sha256_unique";
-                DELETE FROM _osd_metadata WHERE key = 'schemaVersion';
+                DELETE FROM _osd_metadata WHERE key IN ('schemaVersion', 'schemaShape');
                 DELETE FROM _osd_schemas;
                 INSERT INTO "MemoryImage" ("id", "imageData", "thumbnailData", "memory", "filename", "sha256", "format", "width", "height",
                                            "byteCount", "takenAt", "orientation", "cameraMake", "cameraModel", "importedAt")
