@@ -20,6 +20,8 @@ public enum ModelError: Error, Equatable, LocalizedError {
     case sharedInverse(model: String, relationships: [String], inverse: String)
     /// A save on a container opened with `allowsSave: false`.
     case readOnlyStore(path: String)
+    /// A history fetch for a transaction type other than `DefaultHistoryTransaction`.
+    case unsupportedHistory(type: String)
     /// The store was written by a newer version of the app, which declared these entities or
     /// properties ("Entity" or "Entity.property"): reading works, writing would lose or corrupt them.
     case storeIsNewer(path: String, unknown: [String])
@@ -43,6 +45,8 @@ public enum ModelError: Error, Equatable, LocalizedError {
         switch self {
         case .unknownModel(let name):
             return "\(name) is not in this container's schema; add it to ModelContainer(for:)"
+        case .unsupportedHistory(let type):
+            return "history is read as DefaultHistoryTransaction, not \(type)"
         case .unsupportedType(let model, let property, let type):
             return "\(model).\(property) has type \(type), which cannot be stored; make it Codable or mark it @Transient"
         case .uniqueConstraintViolation(let model, let property):

@@ -37,7 +37,11 @@ extension ModelContext {
             // released blobs are removed (which takes it exclusively).
             defer { writer?.finish() }
             do {
-                try connection.transaction { assigned = try writeChanges(cascaded: cascaded) }
+                let connection = try self.connection
+                try prepareHistory(on: connection)
+                try connection.transaction {
+                    try recordingHistory(on: connection) { assigned = try writeChanges(cascaded: cascaded) }
+                }
             } catch {
                 for (backing, temporaryKey) in assigned { backing.primaryKey = temporaryKey }
                 for model in pendingWrites { model.persistentBackingData.pendingDigests = [:] }
@@ -119,6 +123,7 @@ extension ModelContext {
                     lastEntity = entity
                 }
                 let key: Int64
+                var upserted = false
                 do {
                     // The common case: a plain INSERT, its key from sqlite3_last_insert_rowid.
                     try withColumnsBound(of: backing, entity: entity, to: statement!, deferLink: { pendingLinks.append((backing, $0, $1)) }) {
@@ -127,6 +132,7 @@ extension ModelContext {
                     key = try connection.lastInsertRowID
                 } catch let error as SQLiteError where error.code == SQLiteError.constraintUnique && uniquenessPolicy == .upsert && entity.hasUniqueness {
                     // A unique value matched a stored row: update that row instead (SwiftData's upsert).
+                    upserted = true
                     let upsert = try connection.statement(entity.upsertSQL)
                     key = try withColumnsBound(of: backing, entity: entity, to: upsert, deferLink: { _, _ in }) {
                         defer { upsert.reset() }
@@ -136,6 +142,11 @@ extension ModelContext {
                 }
                 assigned.append((backing, backing.primaryKey))
                 backing.primaryKey = key
+                if upserted {
+                    historyLog?.update(entity, key: key, attributes: entity.columns.map(\.name))
+                } else {
+                    historyLog?.insert(entity, key: key)
+                }
             }
             for link in pendingLinks {
                 try connection.statement("UPDATE \(link.backing.entity!.table) SET \(link.property.column) = ? WHERE \"_pk\" = ?")
@@ -150,6 +161,7 @@ extension ModelContext {
                 let sets = properties.map { "\($0.column) = ?" }.joined(separator: ", ")
                 try connection.statement("UPDATE \(entity.table) SET \(sets) WHERE \"_pk\" = ?")
                     .run(properties.map { encode(backing, $0) } + [.integer(backing.primaryKey)])
+                historyLog?.update(entity, key: backing.primaryKey, attributes: properties.map(\.name))
             }
             try writeJoinTables()
         } catch let error as SQLiteError where error.code == SQLiteError.constraintUnique {
@@ -178,8 +190,9 @@ extension ModelContext {
                 !groups.contains { other in other.entity !== group.entity && other.entity.refers(to: group.entity) }
             } ?? 0
             let (entity, keys) = groups.remove(at: next)
-            try connection.statement("DELETE FROM \(entity.table) WHERE \"_pk\" IN (SELECT value FROM json_each(?))")
-                .run([.text(jsonArray(keys))])
+            let list = SQLiteValue.text(jsonArray(keys))
+            if let historyLog { try noteDeletes(of: entity, keys: keys, list: list, in: historyLog) }
+            try connection.statement("DELETE FROM \(entity.table) WHERE \"_pk\" IN (SELECT value FROM json_each(?))").run([list])
         }
     }
 
@@ -198,6 +211,7 @@ extension ModelContext {
                       case .joinTable(let table, let ownerColumn, let targetColumn)? = RelationshipGraph.link(of: property, in: entity)
                 else { continue }
                 try connection.statement("DELETE FROM \(quoted(table)) WHERE \(quoted(ownerColumn)) = ?").run([.integer(backing.primaryKey)])
+                if backing.state != .inserted { historyLog?.update(entity, key: backing.primaryKey, attributes: [property.name]) }
                 let insert = try connection.statement("INSERT OR IGNORE INTO \(quoted(table)) (\(quoted(ownerColumn)), \(quoted(targetColumn))) VALUES (?, ?)")
                 for target in backing.values[property.index].map(Relationships.models(in:)) ?? [] {
                     let key = target.persistentBackingData.primaryKey

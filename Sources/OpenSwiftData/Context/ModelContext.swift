@@ -38,6 +38,9 @@ public final class ModelContext {
     public var autosaveEnabled: Bool {
         didSet { autosaveEnabled ? AutosaveRegistry.add(self) : AutosaveRegistry.remove(self) }
     }
+    /// Names the saves of this context in the store's history (`DefaultHistoryTransaction.author`),
+    /// so that a reader can tell its changes from another's ("widget", "sync").
+    public var author: String?
     /// How many pending model changes trigger an autosave.
     public var autosaveThreshold = 1_000
     /// Receives errors from autosaves, which have no caller to throw to.
@@ -71,6 +74,8 @@ public final class ModelContext {
     @exclusivity(unchecked) var skipsBlobRemovalForTesting = false
     /// Rows written inside a pending-changes savepoint, so a fetch maps them to their unsaved objects.
     @exclusivity(unchecked) var pendingByKey: [RegistryKey: any PersistentModel] = [:]
+    /// What the save under way changes, for the store's history (nil outside a save).
+    @exclusivity(unchecked) var historyLog: HistoryLog?
     /// Digests the app computed for external values it assigned (`noteExternalDigest`).
     @exclusivity(unchecked) var knownDigests = KnownDigests()
 

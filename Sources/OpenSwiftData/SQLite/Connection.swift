@@ -137,6 +137,8 @@ final class Connection {
 
     var cachedStatementCount: Int { cache.count }
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// Set once this connection made sure the history's table exists (`HistoryStore`).
+    var hasHistoryTable = false
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T {
