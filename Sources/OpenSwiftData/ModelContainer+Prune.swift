@@ -9,11 +9,12 @@ extension ModelContainer {
     /// from the tables (not an index). Failures are silent: what is not pruned now is by a later
     /// open, or by `collectGarbage`. A clock set far ahead makes recent removals look old, as it
     /// does for `collectGarbage`.
-    static func pruneTrash(of backend: any BlobBackend, age: TimeInterval, storePath: String, schema: Schema) {
+    static func pruneTrash(of backend: any BlobBackend, age: TimeInterval, storePath: String, secondaries: [String], schema: Schema) {
         let job = PruneJob(backend: backend, schema: schema)
         DispatchQueue.global(qos: .utility).async {
             // Nothing is deleted on the word of a store SQLite finds damaged.
             guard let connection = try? Connection(path: storePath, readOnly: true),
+                  (try? attach(secondaries, to: connection)) != nil,
                   let check = try? connection.rows("PRAGMA quick_check(1)"), check.first?.first == .text("ok"),
                   let references = try? BlobReferences(schema: job.schema, connection: connection) else { return }
             // The rows' digests read from the tables themselves (NOT INDEXED, every value parsed, any

@@ -10,13 +10,17 @@ import Foundation
 public final class ModelContainer: @unchecked Sendable {
     /// The models the container holds, and their version.
     public let schema: Schema
-    /// As given (one store: the first).
+    /// As given: a store per configuration's URL (see `StoreLayout`).
     public let configurations: [ModelConfiguration]
     let configuration: ModelConfiguration
     /// The SQLite path or URI every context of this container opens.
     let storePath: String
     /// Keeps an in-memory database alive for as long as the container lives.
     private let anchor: Connection
+    /// The other stores' files (or in-memory databases), attached to every connection, and a
+    /// connection to each, kept open (see `StoreLayout`).
+    let secondaryPaths: [String]
+    private let secondaryAnchors: [Connection]
     private var _mainContext: ModelContext?
     private let lock = NSLock()
     /// The blob store (or memory) of `@Attribute(.externalStorage)` values, when the schema has any.
@@ -50,9 +54,16 @@ public final class ModelContainer: @unchecked Sendable {
             schema.version = version
         }
         self.schema = schema
-        let configuration = configurations.first ?? ModelConfiguration(schema: schema)
-        self.configurations = [configuration]
+        let layout = try StoreLayout(schema: schema, configurations: configurations)
+        if migrationPlan != nil, !layout.secondaries.isEmpty {
+            throw ModelError.severalStores(reason: "a migration plan is run on one store; give the container one configuration, or migrate each store's container on its own")
+        }
+        let configuration = layout.main.configuration
+        self.configurations = layout.configurations
         self.configuration = configuration
+        // What the main store holds: every model, unless other configurations keep some elsewhere.
+        let storeSchema = layout.secondaries.isEmpty ? schema : layout.main.schema
+        storeSchema.version = schema.version
         let inMemory = configuration.isStoredInMemoryOnly
         let readOnly = !configuration.allowsSave && !inMemory
         if inMemory {
@@ -69,16 +80,26 @@ public final class ModelContainer: @unchecked Sendable {
         external = schema.hasExternalStorage
             ? try ExternalStorage(storeURL: inMemory ? nil : configuration.url, readOnly: readOnly, backend: configuration.blobBackend) : nil
         let record = StoreRecord(connection: anchor)
-        let description = SchemaDescription(schema)
+        let description = SchemaDescription(storeSchema)
         let migrator = Migrator(connection: anchor, storePath: storePath, storeURL: inMemory ? nil : configuration.url,
                                 blobBackend: configuration.blobBackend)
         let wasEmpty = try migrator.isEmptyStore()
         let newer = try record.newerThan(description, storedVersion: migrator.storedVersion())
         if readOnly || newer != nil {
-            try SchemaWriter(schema: schema, connection: anchor).checkReadable()
+            try SchemaWriter(schema: storeSchema, connection: anchor).checkReadable()
         } else {
-            try migrator.migrate(to: schema, plan: migrationPlan)
+            try migrator.migrate(to: storeSchema, plan: migrationPlan)
             try record.record(description)
+        }
+        if layout.secondaries.isEmpty {
+            (secondaryPaths, secondaryAnchors) = ([], [])
+        } else {
+            let mainTables = Set(try anchor.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { row -> String? in
+                if case .text(let name) = row[0] { return name } else { return nil }
+            })
+            let opened = try layout.secondaries.compactMap { try Self.openSecondary($0, mainTables: mainTables) }
+            (secondaryPaths, secondaryAnchors) = (opened.map(\.path), opened.map(\.connection))
+            try Self.attach(secondaryPaths, to: anchor)
         }
         if readOnly {
             writeRefusal = .readOnlyStore(path: storePath)
@@ -93,7 +114,7 @@ public final class ModelContainer: @unchecked Sendable {
             }
         }
         if !inMemory, writeRefusal == nil, identityProblem == nil, let backend = external?.backend, let age = configuration.trashGracePeriod {
-            Self.pruneTrash(of: backend, age: age, storePath: storePath, schema: schema)
+            Self.pruneTrash(of: backend, age: age, storePath: storePath, secondaries: secondaryPaths, schema: schema)
         }
     }
 
@@ -163,6 +184,7 @@ public final class ModelContainer: @unchecked Sendable {
         self.configuration = configuration
         self.configurations = [configuration]
         self.storePath = storePath
+        (secondaryPaths, secondaryAnchors) = ([], [])
         anchor = try Connection(path: storePath)
         external = schema.hasExternalStorage && !storePath.hasPrefix("file:")
             ? try ExternalStorage(storeURL: URL(fileURLWithPath: storePath), backend: backend) : nil
@@ -247,7 +269,11 @@ public final class ModelContainer: @unchecked Sendable {
         return context
     }
 
-    func openConnection() throws -> Connection { try Connection(path: storePath, readOnly: anchor.isReadOnly) }
+    func openConnection() throws -> Connection {
+        let connection = try Connection(path: storePath, readOnly: anchor.isReadOnly)
+        try Self.attach(secondaryPaths, to: connection)
+        return connection
+    }
     var anchorConnection: Connection { anchor }
 
     /// Erases every model in the store, as SwiftData's `deleteAllData()`: it cannot throw, so a

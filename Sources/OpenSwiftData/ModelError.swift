@@ -20,6 +20,8 @@ public enum ModelError: Error, Equatable, LocalizedError {
     case sharedInverse(model: String, relationships: [String], inverse: String)
     /// A save on a container opened with `allowsSave: false`.
     case readOnlyStore(path: String)
+    /// Configurations that cannot be kept as the stores they ask for (`StoreLayout`).
+    case severalStores(reason: String)
     /// A history fetch for a transaction type other than `DefaultHistoryTransaction`.
     case unsupportedHistory(type: String)
     /// The store was written by a newer version of the app, which declared these entities or
@@ -45,6 +47,8 @@ public enum ModelError: Error, Equatable, LocalizedError {
         switch self {
         case .unknownModel(let name):
             return "\(name) is not in this container's schema; add it to ModelContainer(for:)"
+        case .severalStores(let reason):
+            return "the configurations cannot be kept as separate stores: \(reason)"
         case .unsupportedHistory(let type):
             return "history is read as DefaultHistoryTransaction, not \(type)"
         case .unsupportedType(let model, let property, let type):
