@@ -24,21 +24,28 @@ struct BlobReferences {
         var declared: (entity: String, property: String)?
     }
 
+    /// Every model table of every database on the connection: the store and the other stores a
+    /// container with several configurations attaches (their rows' blobs are in this store's folder).
     static func sources(schema: Schema, connection: Connection) throws -> [Source] {
         var sources: [Source] = []
-        let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_osd%' ESCAPE '\\'")
+        let databases = try connection.rows("SELECT name FROM pragma_database_list WHERE name <> 'temp'")
             .compactMap { row -> String? in if case .text(let name) = row[0] { return name } else { return nil } }
-        for table in tables {
-            let columns = try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)])
+        for database in databases {
+            let tables = try connection.rows("SELECT name FROM \(quoted(database)).sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_osd%' ESCAPE '\\'")
                 .compactMap { row -> String? in if case .text(let name) = row[0] { return name } else { return nil } }
-            guard columns.contains("_pk") else { continue }  // not a model's table (a join table, an app's own)
-            let entity = schema.entity(named: table)
-            let declared = Set(entity?.columns.map(\.name) ?? [])
-            for property in entity?.externals ?? [] {
-                sources.append(Source(table: quoted(table), column: property.column, declared: (table, property.name)))
-            }
-            for column in columns where column != "_pk" && !declared.contains(column) {
-                sources.append(Source(table: quoted(table), column: quoted(column), declared: nil))
+            for table in tables {
+                let columns = try connection.rows("SELECT name FROM pragma_table_info(?, ?)", [.text(table), .text(database)])
+                    .compactMap { row -> String? in if case .text(let name) = row[0] { return name } else { return nil } }
+                guard columns.contains("_pk") else { continue }  // not a model's table (a join table, an app's own)
+                let entity = schema.entity(named: table)
+                let declared = Set(entity?.columns.map(\.name) ?? [])
+                let qualified = quoted(database) + "." + quoted(table)
+                for property in entity?.externals ?? [] {
+                    sources.append(Source(table: qualified, column: property.column, declared: (table, property.name)))
+                }
+                for column in columns where column != "_pk" && !declared.contains(column) {
+                    sources.append(Source(table: qualified, column: quoted(column), declared: nil))
+                }
             }
         }
         return sources

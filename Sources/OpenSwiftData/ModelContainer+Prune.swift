@@ -9,7 +9,7 @@ extension ModelContainer {
     /// from the tables (not an index). Failures are silent: what is not pruned now is by a later
     /// open, or by `collectGarbage`. A clock set far ahead makes recent removals look old, as it
     /// does for `collectGarbage`.
-    static func pruneTrash(of backend: any BlobBackend, age: TimeInterval, storePath: String, secondaries: [String], schema: Schema) {
+    static func pruneTrash(of backend: any BlobBackend, age: TimeInterval, storePath: String, secondaries: [(path: String, readOnly: Bool)], schema: Schema) {
         let job = PruneJob(backend: backend, schema: schema)
         DispatchQueue.global(qos: .utility).async {
             // Nothing is deleted on the word of a store SQLite finds damaged.

@@ -19,7 +19,7 @@ public final class ModelContainer: @unchecked Sendable {
     private let anchor: Connection
     /// The other stores' files (or in-memory databases), attached to every connection, and a
     /// connection to each, kept open (see `StoreLayout`).
-    let secondaryPaths: [String]
+    let secondaryPaths: [(path: String, readOnly: Bool)]
     private let secondaryAnchors: [Connection]
     private var _mainContext: ModelContext?
     private let lock = NSLock()
@@ -54,16 +54,14 @@ public final class ModelContainer: @unchecked Sendable {
             schema.version = version
         }
         self.schema = schema
-        let layout = try StoreLayout(schema: schema, configurations: configurations)
+        var layout = try StoreLayout(schema: schema, configurations: configurations)
         if migrationPlan != nil, !layout.secondaries.isEmpty {
             throw ModelError.severalStores(reason: "a migration plan is run on one store; give the container one configuration, or migrate each store's container on its own")
         }
         let configuration = layout.main.configuration
         self.configurations = layout.configurations
         self.configuration = configuration
-        // What the main store holds: every model, unless other configurations keep some elsewhere.
-        let storeSchema = layout.secondaries.isEmpty ? schema : layout.main.schema
-        storeSchema.version = schema.version
+
         let inMemory = configuration.isStoredInMemoryOnly
         let readOnly = !configuration.allowsSave && !inMemory
         if inMemory {
@@ -77,6 +75,14 @@ public final class ModelContainer: @unchecked Sendable {
             storePath = configuration.url.path
         }
         anchor = try Connection(path: storePath, readOnly: readOnly)
+        if !layout.secondaries.isEmpty {
+            layout.keepInMain(tables: Set(try anchor.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { row -> String? in
+                if case .text(let name) = row[0] { return name } else { return nil }
+            }))
+        }
+        // What the main store holds: every model, unless other configurations keep some elsewhere.
+        let storeSchema = layout.secondaries.isEmpty ? schema : layout.main.schema
+        storeSchema.version = schema.version
         external = schema.hasExternalStorage
             ? try ExternalStorage(storeURL: inMemory ? nil : configuration.url, readOnly: readOnly, backend: configuration.blobBackend) : nil
         let record = StoreRecord(connection: anchor)
@@ -91,14 +97,19 @@ public final class ModelContainer: @unchecked Sendable {
             try migrator.migrate(to: storeSchema, plan: migrationPlan)
             try record.record(description)
         }
+        var secondaryRefusal: ModelError?
         if layout.secondaries.isEmpty {
             (secondaryPaths, secondaryAnchors) = ([], [])
         } else {
-            let mainTables = Set(try anchor.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { row -> String? in
-                if case .text(let name) = row[0] { return name } else { return nil }
-            })
-            let opened = try layout.secondaries.compactMap { try Self.openSecondary($0, mainTables: mainTables) }
-            (secondaryPaths, secondaryAnchors) = (opened.map(\.path), opened.map(\.connection))
+            var opened: [(path: String, readOnly: Bool, connection: Connection)] = []
+            for store in layout.secondaries {
+                guard let (path, connection) = try Self.openSecondary(store) else { continue }
+                opened.append((path, connection.isReadOnly, connection))
+                // A store that cannot be written makes the container refuse saves (which models a
+                // save touches is not known before it writes).
+                if connection.isReadOnly, secondaryRefusal == nil { secondaryRefusal = .readOnlyStore(path: path) }
+            }
+            (secondaryPaths, secondaryAnchors) = (opened.map { ($0.path, $0.readOnly) }, opened.map(\.connection))
             try Self.attach(secondaryPaths, to: anchor)
         }
         if readOnly {
@@ -106,7 +117,7 @@ public final class ModelContainer: @unchecked Sendable {
         } else if let newer {
             writeRefusal = .storeIsNewer(path: storePath, unknown: newer)
         } else {
-            writeRefusal = nil
+            writeRefusal = secondaryRefusal
         }
         if !inMemory {
             identityProblem = try Self.checkIdentity(record, external?.backend, wasEmpty: wasEmpty, writable: writeRefusal == nil) {

@@ -20,8 +20,19 @@ struct StoreLayout {
 
     /// The configurations as given (or the default one), for `ModelContainer.configurations`.
     let configurations: [ModelConfiguration]
-    let main: Store
-    let secondaries: [Store]
+    private(set) var main: Store
+    private(set) var secondaries: [Store]
+
+    /// Keeps in the main store the models whose tables its file already holds (written when every
+    /// model went there): their rows stay where they are, and the main store migrates them.
+    mutating func keepInMain(tables: Set<String>) {
+        for index in secondaries.indices {
+            let kept = secondaries[index].types.filter { tables.contains(String(describing: $0)) }
+            guard !kept.isEmpty else { continue }
+            main.types += kept
+            secondaries[index].types.removeAll { tables.contains(String(describing: $0)) }
+        }
+    }
 
     init(schema: Schema, configurations given: [ModelConfiguration]) throws {
         let configurations = given.isEmpty ? [ModelConfiguration(schema: schema)] : given
@@ -33,7 +44,12 @@ struct StoreLayout {
         }
         // One store per location; an in-memory configuration is a store of its own.
         func location(_ configuration: ModelConfiguration, _ index: Int) -> String {
-            configuration.isStoredInMemoryOnly ? "memory \(index)" : configuration.url.standardizedFileURL.path
+            // The same file by another spelling (`..`, a symlinked folder) is the same store.
+            // (The folder is resolved: the file itself may not exist yet, and then is not.)
+            guard !configuration.isStoredInMemoryOnly else { return "memory \(index)" }
+            let url = configuration.url.standardizedFileURL
+            if FileManager.default.fileExists(atPath: url.path) { return url.resolvingSymlinksInPath().path }
+            return url.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(url.lastPathComponent).path
         }
         var stores: [(location: String, configuration: ModelConfiguration)] = []
         var storeOf: [Int] = []
@@ -58,6 +74,11 @@ struct StoreLayout {
             }
             assigned[claimingStores.first ?? storeOf[fallback]].append(entity.type)
         }
+        // A connection to an in-memory database attaches others in memory too (SQLite gives an
+        // attached file the main database's VFS): a file store after an in-memory one would be empty.
+        if stores[0].configuration.isStoredInMemoryOnly, stores.dropFirst().contains(where: { !$0.configuration.isStoredInMemoryOnly }) {
+            throw ModelError.severalStores(reason: "the first configuration is in memory and a later one is a file; list the file's configuration first")
+        }
         main = Store(configuration: stores[0].configuration, types: assigned[0])
         secondaries = stores.indices.dropFirst().filter { !assigned[$0].isEmpty }.map { Store(configuration: stores[$0].configuration, types: assigned[$0]) }
     }
@@ -66,10 +87,8 @@ struct StoreLayout {
 extension ModelContainer {
     /// Opens (and migrates, automatically) a secondary store; returns the path to attach and the
     /// connection, which the container keeps (an in-memory store lives while one is open).
-    /// An entity whose table the main store already holds (written before its stores were
-    /// separated) stays there, its rows not moved: it is left out of the secondary store.
-    static func openSecondary(_ store: StoreLayout.Store, mainTables: Set<String>) throws -> (path: String, connection: Connection)? {
-        let types = store.types.filter { !mainTables.contains(String(describing: $0)) }
+    static func openSecondary(_ store: StoreLayout.Store) throws -> (path: String, connection: Connection)? {
+        let types = store.types
         guard !types.isEmpty else { return nil }
         let configuration = store.configuration
         let path: String
@@ -95,9 +114,12 @@ extension ModelContainer {
         return (path, connection)
     }
 
-    /// Attaches the secondary stores to `connection` (`store1`, `store2`, …).
-    static func attach(_ paths: [String], to connection: Connection) throws {
-        for (index, path) in paths.enumerated() {
+    /// Attaches the secondary stores to `connection` (`store1`, `store2`, …); a store whose
+    /// configuration does not allow saves read-only (`mode=ro`), so nothing can write it.
+    static func attach(_ stores: [(path: String, readOnly: Bool)], to connection: Connection) throws {
+        for (index, store) in stores.enumerated() {
+            var path = store.path
+            if store.readOnly { path = "file:\(path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)?mode=ro" }
             try connection.statement("ATTACH DATABASE ? AS \(quoted("store\(index + 1)"))").run([.text(path)])
         }
     }

@@ -10,19 +10,27 @@ import Foundation
 enum ConstantFolding {
     /// Whether `expression` reads none of the predicate's variables (no `Variable` below it; a
     /// captured `Value` is not looked into).
-    static func isConstant(_ expression: any PredicateExpression) -> Bool {
-        if expression is any PredicateVariableNode { return false }
+    /// A variable an expression binds itself (`holder.inner?.value`: `OptionalFlatMap`'s, whose field
+    /// is named `variable`, as `contains(where:)`'s is) does not make it depend on the row.
+    static func isConstant(_ expression: any PredicateExpression, bound: Set<PredicateExpressions.VariableID> = []) -> Bool {
+        if let variable = expression as? any PredicateVariableNode { return bound.contains(variable.variableKey) }
         if expression is any PredicateConstantLeaf { return true }
-        for child in Mirror(reflecting: expression).children {
+        let children = Mirror(reflecting: expression).children
+        var bound = bound
+        for child in children where child.label == "variable" {
+            if let variable = child.value as? any PredicateVariableNode { bound.insert(variable.variableKey) }
+        }
+        for child in children where child.label != "variable" {
             guard let node = child.value as? any PredicateExpression else { continue }
-            if !isConstant(node) { return false }
+            if !isConstant(node, bound: bound) { return false }
         }
         return true
     }
 
-    /// The constant `expression` evaluates to, as a translated value.
-    static func fold(_ expression: any PredicateExpression, _ translator: inout PredicateTranslator) throws -> SQLTerm {
-        func evaluate<E: PredicateExpression>(_ node: E) throws -> any SQLPredicateExpression {
+    /// `expression` evaluated, as a captured value (`PredicateExpressions.Value`), when it is constant.
+    static func constantValue(of expression: any PredicateExpression) throws -> (any PredicateExpression)? {
+        guard isConstant(expression) else { return nil }
+        func evaluate<E: PredicateExpression>(_ node: E) throws -> any PredicateExpression {
             do {
                 return PredicateExpressions.Value(try node.evaluate(PredicateBindings()))
             } catch {
@@ -30,7 +38,15 @@ enum ConstantFolding {
                     expression: PredicateTranslator.describe(E.self), reason: "evaluating it as a constant failed: \(error)")
             }
         }
-        return try evaluate(expression).sqlTerm(&translator)
+        return try evaluate(expression)
+    }
+
+    /// The constant `expression` evaluates to, as a translated value.
+    static func fold(_ expression: any PredicateExpression, _ translator: inout PredicateTranslator) throws -> SQLTerm {
+        guard let value = try constantValue(of: expression) as? any SQLPredicateExpression else {
+            throw PredicateTranslationError.unsupportedExpression(PredicateTranslator.describe(type(of: expression)))
+        }
+        return try value.sqlTerm(&translator)
     }
 
     /// The values a constant sequence holds (`ids.contains($0.id)`, `group.members.contains($0.name)`),
@@ -47,8 +63,20 @@ enum ConstantFolding {
 }
 
 /// A predicate's variable: what makes an expression depend on the row.
-protocol PredicateVariableNode {}
-extension PredicateExpressions.Variable: PredicateVariableNode {}
+protocol PredicateVariableNode {
+    var variableKey: PredicateExpressions.VariableID { get }
+}
+extension PredicateExpressions.Variable: PredicateVariableNode {
+    var variableKey: PredicateExpressions.VariableID { key }
+}
+
+/// Nodes evaluated as Swift evaluates them whenever they are constant, even though they have an
+/// SQL translation: a key path of a captured value (`word.count` is Swift's grapheme count, not
+/// SQLite's `length`) and a force unwrap (of a captured nil Foundation throws, SQL would compare
+/// with NULL).
+protocol FoldsWhenConstant {}
+extension PredicateExpressions.KeyPath: FoldsWhenConstant {}
+extension PredicateExpressions.ForcedUnwrap: FoldsWhenConstant {}
 
 /// A leaf that holds a captured value or a literal, not looked into.
 protocol PredicateConstantLeaf {}

@@ -84,6 +84,9 @@ struct PredicateTranslator {
     /// Translates a node: by its own translation, or, when it has none (or its translation refuses
     /// it) and it does not depend on the predicate's variables, as the constant it evaluates to.
     mutating func term(_ expression: any PredicateExpression) throws -> SQLTerm {
+        if expression is any FoldsWhenConstant, ConstantFolding.isConstant(expression) {
+            return try ConstantFolding.fold(expression, &self)
+        }
         if let translatable = expression as? any SQLPredicateExpression {
             do {
                 return try translatable.sqlTerm(&self)

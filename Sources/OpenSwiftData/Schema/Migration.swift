@@ -135,13 +135,19 @@ struct Migrator {
     }
 
     /// Which of the plan's versions the store has: the one whose shape it was recorded with (of
-    /// several, the one with its recorded identifier, else the latest not after the target); when
-    /// no version has that shape, the first with its identifier, else the plan's first version.
+    /// several, the one with its recorded identifier; with none recorded, the earliest; else the
+    /// latest not after the target); when no version has that shape, the first with its
+    /// identifier, else the plan's first version.
     private func currentIndex(in versions: [any VersionedSchema.Type], shapes: [String], stored: Schema.Version?,
                               before targetIndex: Int) throws -> Int {
         if let shape = try storedShape() {
             let matching = versions.indices.filter { shapes[$0] == shape }
-            if let index = matching.last(where: { versions[$0].versionIdentifier == stored }) ?? matching.last(where: { $0 <= targetIndex }) {
+            // With no recorded identifier (a store that automatic migration kept before the app had
+            // a plan), the earliest version of that shape: a shape does not show a `.unique` or a
+            // stage that only changes values, so a later version of the same shape may still need
+            // its stage (the de-duplicating one before a `.unique`, say).
+            let byIdentifier = stored.flatMap { stored in matching.last { versions[$0].versionIdentifier == stored } }
+            if let index = byIdentifier ?? (stored == nil ? matching.first : matching.last { $0 <= targetIndex }) {
                 return index
             }
         }

@@ -6,9 +6,13 @@ extension PredicateExpressions.SequenceContains: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
         let element = try translator.scalar(self.element)
         if let values = ConstantFolding.values(of: sequence) {
-            if values.isEmpty { return .value(SQLFragment("0")) }
-            let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
-            return .value("(" + element + SQLFragment(" IN (\(marks)))", values))
+            // Swift's `contains` finds a nil; SQL's `IN (NULL, …)` does not: an `IS NULL` beside it.
+            let present = values.filter { $0 != .null }
+            let isNull = present.count < values.count ? "(" + element + " IS NULL)" : nil
+            guard !present.isEmpty else { return .value(isNull ?? SQLFragment("0")) }
+            let marks = Array(repeating: "?", count: present.count).joined(separator: ", ")
+            let inList = "(" + element + SQLFragment(" IN (\(marks)))", present)
+            return .value(isNull.map { "(" + inList + " OR " + $0 + ")" } ?? inList)
         }
         // A stored array (JSON text) containing a value.
         let array = try translator.scalar(sequence)
@@ -98,7 +102,8 @@ extension PredicateExpressions.Value: SQLRangeExpression {
 
 extension PredicateExpressions.RangeExpressionContains: SQLPredicateExpression {
     func sqlTerm(_ translator: inout PredicateTranslator) throws -> SQLTerm {
-        guard let range = self.range as? any SQLRangeExpression else {
+        // A captured value's range (`holder.ranks.contains($0.rank)`) is evaluated first.
+        guard let range = try (self.range as? any SQLRangeExpression) ?? (ConstantFolding.constantValue(of: self.range) as? any SQLRangeExpression) else {
             throw PredicateTranslationError.unsupportedUse(expression: "RangeExpressionContains", reason: "the range is not a literal or captured range")
         }
         let element = try translator.scalar(self.element)

@@ -98,6 +98,10 @@ protocol ConstantSequence {
 
 extension PredicateExpressions.Value: ConstantSequence where Output: Sequence {
     func sqlValues() -> [SQLiteValue]? {
+        // Identifiers compare with the row's key (`ids.contains($0.persistentModelID)`).
+        if Output.Element.self == PersistentIdentifier.self || Output.Element.self == PersistentIdentifier?.self {
+            return value.map { ($0 as? PersistentIdentifier).map { .integer($0.primaryKey) } ?? .null }
+        }
         guard let codec = ValueCodec.make(Output.Element.self) else { return nil }
         return value.map { codec.encode($0) }
     }
