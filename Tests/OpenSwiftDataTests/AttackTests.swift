@@ -153,13 +153,7 @@ enum AtkV2 {
     }
 
     func fetch(_ predicate: Predicate<Item>, notes: [String: String] = [:]) throws -> [String] {
-        let c = try ModelContainer(for: Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let context = c.mainContext
-        for (rank, name) in ["apple", "banana", "cherry", "date"].enumerated() {
-            context.insert(Item(name: name, rank: rank + 1, note: notes[name]))
-        }
-        try context.save()
-        return try context.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.rank)])).map(\.name)
+        try fruitNames(predicate, notes: notes)
     }
 
     /// `holder.ranks.contains($0.rank)`: a captured value's range property.

@@ -17,13 +17,7 @@ import Testing
     }
 
     func names(_ predicate: Predicate<Item>, notes: [String: String] = [:]) throws -> [String] {
-        let c = try ModelContainer(for: Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let context = c.mainContext
-        for (rank, name) in ["apple", "banana", "cherry", "date"].enumerated() {
-            context.insert(Item(name: name, rank: rank + 1, note: notes[name]))
-        }
-        try context.save()
-        return try context.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.rank)])).map(\.name)
+        try fruitNames(predicate, notes: notes)
     }
 
     @Test func aCapturedValuesPropertiesAreBoundAsConstants() throws {
@@ -65,4 +59,16 @@ import Testing
         let p = #Predicate<Item> { $0.tags.max() == "z" }
         #expect(throws: PredicateTranslationError.self) { try translate(p) }
     }
+}
+
+/// The names, by rank, of the items "apple" (rank 1), "banana", "cherry" and "date" (4), each with
+/// its `notes` entry, that `predicate` selects in a new in-memory store.
+func fruitNames(_ predicate: Predicate<Item>, notes: [String: String] = [:]) throws -> [String] {
+    let c = try ModelContainer(for: Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    let context = c.mainContext
+    for (rank, name) in ["apple", "banana", "cherry", "date"].enumerated() {
+        context.insert(Item(name: name, rank: rank + 1, note: notes[name]))
+    }
+    try context.save()
+    return try context.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.rank)])).map(\.name)
 }
