@@ -143,6 +143,36 @@ enum AtkV2 {
     }
 }
 
+@Suite struct AttackHistoryTests {
+    /// A deleted row's key is not given to the next insert (SQLite gives the largest key plus
+    /// one): history showed "delete p2" then "insert p2" of another model, and an identifier kept
+    /// from before named the new one. Nor after a reopen, nor after `erase()`.
+    @Test func atkAnIdentifierIsNotReusedAfterADelete() throws {
+        let dir = TemporaryDirectory()
+        let context = ModelContext(try container(AtkBook.self, at: dir.store()))
+        let a = AtkBook(title: "a"), b = AtkBook(title: "b")
+        context.insert(a); context.insert(b)
+        try context.save()
+        let gone = b.persistentModelID
+        context.delete(b)
+        try context.save()
+        let c = AtkBook(title: "c")
+        context.insert(c)
+        try context.save()
+        #expect(c.persistentModelID != gone)
+        #expect((try? context.model(for: gone, as: AtkBook.self))?.title != "c")
+
+        let lastKey = c.persistentModelID.primaryKey
+        context.delete(c)
+        try context.save()
+        let reopened = ModelContext(try container(AtkBook.self, at: dir.store()))
+        let d = AtkBook(title: "d")
+        reopened.insert(d)
+        try reopened.save()
+        #expect(d.persistentModelID.primaryKey == lastKey + 1)
+    }
+}
+
 @Suite struct AttackConstantFoldingTests {
     struct Inner: Codable, Sendable { var value: Int }
     struct Holder: Codable, Sendable {

@@ -27,11 +27,13 @@ extension ModelContext {
         try HistoryStore(connection: connection).delete(selected.map(\.transactionIdentifier))
     }
 
-    /// Makes the history table, once per connection, before a save's SQL transaction begins (so
-    /// that a failed save cannot take it back while the connection believes it made).
+    /// Makes the history table (and the key reservations', `KeyReservations`), once per connection,
+    /// before a save's SQL transaction begins (so that a failed save cannot take them back while
+    /// the connection believes them made).
     func prepareHistory(on connection: Connection) throws {
         guard !connection.hasHistoryTable else { return }
         try HistoryStore(connection: connection).createTable()
+        try KeyReservations.createTable(on: connection)
         connection.hasHistoryTable = true
     }
 

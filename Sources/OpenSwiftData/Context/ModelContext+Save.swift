@@ -114,40 +114,49 @@ extension ModelContext {
             try deleteRows(cascaded)
             var pendingLinks: [(backing: _BackingData, property: Schema.Property, target: _BackingData)] = []
             var lastEntity: Schema.Entity?
+            var lastKeyed = false
             var statement: Statement?
+            var keys = KeyReservations()
             for model in insertedList {
                 let backing = model.persistentBackingData
                 let entity = backing.entity!
-                if entity !== lastEntity {
-                    statement = try connection.statement(entity.insertSQL)
-                    lastEntity = entity
+                // A key to bind when SQLite's choice would reuse a deleted row's (`KeyReservations`).
+                let reserved = try keys.key(for: entity, on: connection)
+                if entity !== lastEntity || (reserved != nil) != lastKeyed {
+                    statement = try connection.statement(reserved != nil ? entity.insertKeyedSQL : entity.insertSQL)
+                    (lastEntity, lastKeyed) = (entity, reserved != nil)
                 }
                 let key: Int64
                 var upserted = false
+                let keyPosition = Int32(entity.writePlan.count + 1)
                 do {
                     // The common case: a plain INSERT, its key from sqlite3_last_insert_rowid.
                     try withColumnsBound(of: backing, entity: entity, to: statement!, deferLink: { pendingLinks.append((backing, $0, $1)) }) {
+                        if let reserved { try statement!.bind(.integer(reserved), at: keyPosition) }
                         try statement!.runBound()
                     }
-                    key = try connection.lastInsertRowID
+                    key = try reserved ?? connection.lastInsertRowID
                 } catch let error as SQLiteError where error.code == SQLiteError.constraintUnique && uniquenessPolicy == .upsert && entity.hasUniqueness {
                     // A unique value matched a stored row: update that row instead (SwiftData's upsert).
                     upserted = true
-                    let upsert = try connection.statement(entity.upsertSQL)
+                    let upsert = try connection.statement(reserved != nil ? entity.upsertKeyedSQL : entity.upsertSQL)
                     key = try withColumnsBound(of: backing, entity: entity, to: upsert, deferLink: { _, _ in }) {
                         defer { upsert.reset() }
+                        if let reserved { try upsert.bind(.integer(reserved), at: keyPosition) }
                         guard try upsert.step() else { throw SQLiteError(code: SQLITE_ERROR, message: "upsert returned no row", sql: upsert.sql) }
                         return upsert.int64(0)
                     }
                 }
                 assigned.append((backing, backing.primaryKey))
                 backing.primaryKey = key
+                keys.gave(key)
                 if upserted {
                     historyLog?.update(entity, key: key, attributes: entity.columns.map(\.name))
                 } else {
                     historyLog?.insert(entity, key: key)
                 }
             }
+            try keys.record(on: connection)
             for link in pendingLinks {
                 try connection.statement("UPDATE \(link.backing.entity!.table) SET \(link.property.column) = ? WHERE \"_pk\" = ?")
                     .run([.integer(link.target.primaryKey), .integer(link.backing.primaryKey)])
@@ -382,11 +391,13 @@ extension ModelContext {
 
 extension Schema.Entity {
     /// `INSERT INTO t (…) VALUES (…)`, or with `upsert`, `… ON CONFLICT DO UPDATE SET … RETURNING "_pk"`.
-    static func insertSQL(table: String, columns: [Schema.Property], upsert: Bool) -> String {
+    /// The columns in `columns` order, and with `keyed` then the row's key (`KeyReservations`).
+    static func insertSQL(table: String, columns: [Schema.Property], upsert: Bool, keyed: Bool = false) -> String {
         let names = columns.map(\.column)
-        var sql = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
-        if names.isEmpty { sql = "INSERT INTO \(table) DEFAULT VALUES" }
-        guard upsert else { return sql }
+        let inserted = names + (keyed ? ["\"_pk\""] : [])
+        var sql = "INSERT INTO \(table) (\(inserted.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: inserted.count).joined(separator: ", ")))"
+        if inserted.isEmpty { sql = "INSERT INTO \(table) DEFAULT VALUES" }
+        guard upsert, !names.isEmpty else { return sql }
         let sets = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         return sql + " ON CONFLICT DO UPDATE SET \(sets) RETURNING \"_pk\""
     }

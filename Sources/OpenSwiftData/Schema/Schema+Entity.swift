@@ -49,6 +49,9 @@ extension Schema {
         /// `INSERT INTO t (…) VALUES (…)`, and the same as an upsert returning the row's key.
         let insertSQL: String
         let upsertSQL: String
+        /// The same, binding the row's key after the columns (`KeyReservations`).
+        let insertKeyedSQL: String
+        let upsertKeyedSQL: String
 
         init(type: any PersistentModel.Type) {
             self.type = type
@@ -78,6 +81,8 @@ extension Schema {
             writePlan = columns.map { WriteStep($0) }
             insertSQL = Self.insertSQL(table: table, columns: columns, upsert: false)
             upsertSQL = Self.insertSQL(table: table, columns: columns, upsert: true)
+            insertKeyedSQL = Self.insertSQL(table: table, columns: columns, upsert: false, keyed: true)
+            upsertKeyedSQL = Self.insertSQL(table: table, columns: columns, upsert: true, keyed: true)
         }
 
         /// One column's share of writing a row: its property, in a class like `ReadStep`, so that
