@@ -299,10 +299,26 @@ public final class ModelContainer: @unchecked Sendable {
 
     /// Erases every model in the store (one transaction); blobs of external-storage values become
     /// garbage for `collectGarbage`.
+    ///
+    /// The history records it as one transaction deleting every row, so a reader following it from
+    /// a token learns that the models are gone; their keys are not given again (`KeyReservations`).
     public func erase() throws {
         if let writeRefusal { throw writeRefusal }
+        try HistoryStore(connection: anchor).createTable()
+        try KeyReservations.createTable(on: anchor)
         try anchor.transaction {
-            for entity in schema.entities { try anchor.execute("DELETE FROM \(entity.table)") }
+            let log = HistoryLog()
+            for entity in schema.entities {
+                let keys = Set(try anchor.rows("SELECT \"_pk\" FROM \(entity.table)").compactMap { row -> Int64? in
+                    if case .integer(let key) = row[0] { return key } else { return nil }
+                })
+                if let largest = keys.max() {
+                    try log.noteDeletes(of: entity, keys: keys, list: .text(jsonArray(keys)), schema: schema, on: anchor, nullified: false)
+                    try KeyReservations.remember(largest, for: entity, on: anchor)
+                }
+                try anchor.execute("DELETE FROM \(entity.table)")
+            }
+            try HistoryStore(connection: anchor).record(log, author: nil)
         }
     }
 }

@@ -171,6 +171,27 @@ enum AtkV2 {
         try reopened.save()
         #expect(d.persistentModelID.primaryKey == lastKey + 1)
     }
+
+    /// `erase()` is in the history, as a transaction deleting every row (a reader following it
+    /// from a token learns the models are gone), and the erased keys are not given again.
+    @Test func atkEraseIsVisibleInHistory() throws {
+        let dir = TemporaryDirectory()
+        let c = try container(AtkBook.self, at: dir.store())
+        let context = ModelContext(c)
+        let book = AtkBook(title: "a")
+        context.insert(book)
+        try context.save()
+        let erased = book.persistentModelID
+        try c.erase()
+        let last = try #require(try ModelContext(c).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last)
+        guard case .delete(let delete)? = last.changes.first else { Issue.record("\(last.changes)"); return }
+        #expect(last.changes.count == 1 && delete.changedPersistentIdentifier == erased)
+        let next = ModelContext(c)
+        let newer = AtkBook(title: "b")
+        next.insert(newer)
+        try next.save()
+        #expect(newer.persistentModelID.primaryKey == erased.primaryKey + 1)
+    }
 }
 
 @Suite struct AttackConstantFoldingTests {

@@ -71,7 +71,12 @@ struct KeyReservations {
     func record(on connection: Connection) throws {
         let given = entries.filter { $0.largestGiven > 0 }
         guard !given.isEmpty, try Self.hasTable(on: connection) else { return }
-        let statement = try connection.statement("INSERT INTO \(Self.table) (entity, max) VALUES (?, ?) ON CONFLICT(entity) DO UPDATE SET max = max(max, excluded.max)")
-        for entry in given { try statement.run([.text(entry.entity.name), .integer(entry.largestGiven)]) }
+        for entry in given { try Self.remember(entry.largestGiven, for: entry.entity, on: connection) }
+    }
+
+    /// Records that `key` was given to a row of `entity` (kept if larger than what was recorded).
+    static func remember(_ key: Int64, for entity: Schema.Entity, on connection: Connection) throws {
+        try connection.statement("INSERT INTO \(table) (entity, max) VALUES (?, ?) ON CONFLICT(entity) DO UPDATE SET max = max(max, excluded.max)")
+            .run([.text(entity.name), .integer(key)])
     }
 }

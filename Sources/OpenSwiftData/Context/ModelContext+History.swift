@@ -27,6 +27,11 @@ extension ModelContext {
         try HistoryStore(connection: connection).delete(selected.map(\.transactionIdentifier))
     }
 
+    /// The store's identity, as transactions and tokens name it.
+    func historyStoreIdentifier() throws -> String {
+        try StoreRecord(connection: connection).identifier() ?? container.storePath
+    }
+
     /// Makes the history table (and the key reservations', `KeyReservations`), once per connection,
     /// before a save's SQL transaction begins (so that a failed save cannot take them back while
     /// the connection believes them made).
@@ -51,6 +56,16 @@ extension ModelContext {
     /// and the rows SQLite's `ON DELETE SET NULL` is about to update (their to-one becomes nil).
     /// `list` is the keys as the DELETE binds them (a JSON array).
     func noteDeletes(of entity: Schema.Entity, keys: Set<Int64>, list: SQLiteValue, in log: HistoryLog) throws {
+        try log.noteDeletes(of: entity, keys: keys, list: list, schema: schema, on: connection, nullified: true)
+    }
+}
+
+extension HistoryLog {
+    /// Notes the deletes of `keys` of `entity` (see `ModelContext.noteDeletes`); with `nullified`,
+    /// also the rows of `schema` whose to-one SQLite's `ON DELETE SET NULL` is about to clear.
+    func noteDeletes(of entity: Schema.Entity, keys: Set<Int64>, list: SQLiteValue, schema: Schema, on connection: Connection,
+                     nullified: Bool) throws {
+        let log = self
         let preserved = entity.columns.filter { $0.attribute?.options.contains(.preserveValueOnDeletion) ?? false }
         var values: [Int64: [(String, SQLiteValue)]] = [:]
         if !preserved.isEmpty {
@@ -61,6 +76,7 @@ extension ModelContext {
             }
         }
         for key in keys { log.delete(entity, key: key, preserved: values[key] ?? []) }
+        guard nullified else { return }
         for other in schema.entities {
             for property in other.relationships {
                 guard case .toOne(let target) = property.kind, ObjectIdentifier(target) == ObjectIdentifier(entity.type) else { continue }
@@ -69,10 +85,5 @@ extension ModelContext {
                 }
             }
         }
-    }
-
-    /// The store's identity, as transactions and tokens name it.
-    func historyStoreIdentifier() throws -> String {
-        try StoreRecord(connection: connection).identifier() ?? container.storePath
     }
 }
