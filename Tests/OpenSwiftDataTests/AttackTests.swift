@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Testing
 import BlobStore
 @testable import OpenSwiftData
@@ -25,6 +26,18 @@ import BlobStore
         self.title = title
         self.data = data
     }
+}
+
+@Model final class AtkOwner {
+    var name: String
+    @Relationship(deleteRule: .nullify, inverse: \AtkPet.owner) var pets: [AtkPet] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class AtkPet {
+    var name: String
+    var owner: AtkOwner?
+    init(name: String) { self.name = name }
 }
 
 enum AtkV1 {
@@ -140,6 +153,35 @@ enum AtkV2 {
         context.insert(AtkV2.AtkCrate(label: "new", weight: 5))
         try context.save()
         #expect(try ModelContext(c).fetch(FetchDescriptor<AtkV2.AtkCrate>(sortBy: [SortDescriptor(\.label)])).map(\.weight) == [5, 0])
+    }
+}
+
+@Suite struct AttackObservationTests {
+    final class Count: @unchecked Sendable { var value = 0 }
+    func track(_ read: @escaping () -> Void) -> Count {
+        let count = Count()
+        withObservationTracking(read) { count.value += 1 }
+        return count
+    }
+
+    /// A member added to a to-many that a save had unloaded, read, then rolled back: the array
+    /// goes back to what the store holds, and its observers are told.
+    @Test func atkRollbackOfAMemberAddedToAnUnloadedArray() throws {
+        let dir = TemporaryDirectory()
+        let context = ModelContext(try container(AtkOwner.self, AtkPet.self, at: dir.store()))
+        let ann = AtkOwner(name: "Ann"), rex = AtkPet(name: "Rex")
+        context.insert(ann)
+        context.insert(rex)
+        rex.owner = ann
+        try context.save()   // the save unloaded ann.pets
+        let max = AtkPet(name: "Max")
+        context.insert(max)
+        max.owner = ann
+        #expect(Set(ann.pets.map(\.name)) == ["Rex", "Max"])
+        let pets = track { _ = ann.pets }
+        context.rollback()
+        #expect(ann.pets.map(\.name) == ["Rex"])
+        #expect(pets.value == 1)
     }
 }
 

@@ -355,8 +355,11 @@ extension ModelContext {
             if !backing.pendingMembers.isEmpty { backing.pendingMembers = [:] }
             for property in entity.relationships where !backing.unloaded.contains(property.index) {
                 guard case .toMany = property.kind, backing.values[property.index] != nil else { continue }
-                backing.values[property.index] = nil
-                backing.unloaded.insert(property.index)
+                // Observers are told: after a rollback the array read next may differ.
+                backing.observingChange(of: CollectionOfOne(property.index)) {
+                    backing.values[property.index] = nil
+                    backing.unloaded.insert(property.index)
+                }
             }
         }
     }

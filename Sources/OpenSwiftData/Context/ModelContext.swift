@@ -238,6 +238,9 @@ public final class ModelContext {
         for model in deletedList { model.persistentBackingData.state = .persisted }
         // Members an unloaded to-many relationship was to gain: read from the store again instead.
         for entry in registry.entries where !entry.backing.pendingMembers.isEmpty { entry.backing.pendingMembers = [:] }
+        // A loaded to-many may hold members linked since (appended from either side, or merged
+        // from those pending): every loaded one is read from the store again when next asked for.
+        refaultToManyRelationships()
         insertedList = []
         changedList = []
         deletedList = []
