@@ -245,8 +245,7 @@ public final class ModelContainer: @unchecked Sendable {
     /// a token learns that the models are gone; their keys are not given again (`KeyReservations`).
     public func erase() throws {
         if let writeRefusal { throw writeRefusal }
-        try HistoryStore(connection: anchor).createTable()
-        try KeyReservations.createTable(on: anchor)
+        try anchor.makeSaveTables()
         try anchor.transaction {
             let log = HistoryLog()
             for entity in schema.entities {

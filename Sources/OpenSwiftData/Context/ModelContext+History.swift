@@ -32,15 +32,6 @@ extension ModelContext {
         try StoreRecord(connection: connection).identifier() ?? container.storePath
     }
 
-    /// Makes the history table (and the key reservations', `KeyReservations`), once per connection,
-    /// before a save's SQL transaction begins (so that a failed save cannot take them back while
-    /// the connection believes them made).
-    func prepareHistory(on connection: Connection) throws {
-        guard !connection.hasHistoryTable else { return }
-        try HistoryStore(connection: connection).createTable()
-        try KeyReservations.createTable(on: connection)
-        connection.hasHistoryTable = true
-    }
 
     /// Runs a save's writes (`body`, inside its SQL transaction) gathering what they change, then
     /// records it as one transaction.
@@ -85,5 +76,18 @@ extension HistoryLog {
                 }
             }
         }
+    }
+}
+
+extension Connection {
+    /// Makes the tables every save writes beside the models' (the history's, `HistoryStore`, and the
+    /// key reservations', `KeyReservations`), once per connection, before a save's (or an erase's)
+    /// SQL transaction begins: a failed one cannot take them back while the connection believes
+    /// them made.
+    func makeSaveTables() throws {
+        guard !hasHistoryTable else { return }
+        try HistoryStore(connection: self).createTable()
+        try KeyReservations.createTable(on: self)
+        hasHistoryTable = true
     }
 }

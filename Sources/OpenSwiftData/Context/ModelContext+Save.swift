@@ -38,7 +38,7 @@ extension ModelContext {
             defer { writer?.finish() }
             do {
                 let connection = try self.connection
-                try prepareHistory(on: connection)
+                try connection.makeSaveTables()
                 try connection.transaction {
                     try recordingHistory(on: connection) { assigned = try writeChanges(cascaded: cascaded) }
                 }

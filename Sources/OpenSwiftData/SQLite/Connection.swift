@@ -137,7 +137,7 @@ final class Connection {
 
     var cachedStatementCount: Int { cache.count }
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-    /// Set once this connection made sure the history's table exists (`HistoryStore`).
+    /// Set once this connection made sure the tables a save writes exist (`makeSaveTables`).
     var hasHistoryTable = false
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
